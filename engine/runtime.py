@@ -1,0 +1,426 @@
+"""One definition, two runtimes.
+
+The charts in ``statecharts`` are python-statemachine classes. This module compiles each one,
+by introspection, into flat tables over hashable configurations (frozensets of state ids) and
+runs them: that is the fast runtime the engine and the model checker use. python-statemachine
+stays the reference semantics; :class:`ReferenceRuntime` drives real instances of the same
+classes and :class:`CheckedRuntime` drives both and fails on the first disagreement.
+
+Both runtimes split an event into the same three parts: choose the enabled transitions (guards
+read the engine through a model object), move to the new configuration, then run the chosen
+transitions' actions in order. Actions therefore always see the configuration after the event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Callable, Protocol
+
+from statemachine import State
+
+from statecharts import CHARTS, RiftChart
+
+Configuration = frozenset[str]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One transition of a chart, as the engine, the exporters and the trace see it."""
+
+    chart: str
+    source: str
+    targets: tuple[str, ...]
+    event: str
+    guards: tuple[tuple[str, bool], ...]  # (guard name, required value)
+    actions: tuple[str, ...]
+    internal: bool
+    rule: str
+    order: int  # document order, for deterministic listing
+
+    @property
+    def target(self) -> str:
+        return self.targets[0]
+
+    def guard_text(self) -> str:
+        return " and ".join(name if wanted else f"not {name}" for name, wanted in self.guards)
+
+
+@dataclass(frozen=True)
+class StateInfo:
+    id: str
+    parent: str | None
+    kind: str  # "atomic", "compound" or "parallel"
+    children: tuple[str, ...]
+    initial: str | None
+    order: int
+    doc: str
+
+
+class CompiledChart:
+    """A chart's states and transitions as plain tables, read from its definition."""
+
+    def __init__(self, name: str, cls: type[RiftChart]):
+        self.name = name
+        self.cls = cls
+        self.states: dict[str, StateInfo] = {}
+        self.transitions: list[Transition] = []
+        roots = list(cls.states)
+        for top in roots:
+            self._add_state(top, None)
+        self.root_ids = tuple(s.id for s in roots)
+        self._by_state_event: dict[tuple[str, str], list[Transition]] = {}
+        for t in self.transitions:
+            self._by_state_event.setdefault((t.source, t.event), []).append(t)
+        self.events = tuple(sorted({t.event for t in self.transitions}))
+        self.initial = self._enter_defaults(self._initial_root())
+        self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
+        self._candidates_cache: dict[tuple[Configuration, str], tuple[Transition, ...]] = {}
+
+    # --- compilation -------------------------------------------------------------------
+
+    def _add_state(self, state: State, parent: str | None) -> None:
+        children = list(state.states)
+        kind = "parallel" if state.parallel else ("compound" if children else "atomic")
+        initial = next((c.id for c in children if c.initial), None)
+        self.states[state.id] = StateInfo(
+            id=state.id,
+            parent=parent,
+            kind=kind,
+            children=tuple(c.id for c in children),
+            initial=initial,
+            order=len(self.states),
+            doc=(getattr(state, "_doc", None) or "").strip(),
+        )
+        for child in children:
+            self._add_state(child, state.id)
+        for t in state.transitions:
+            if t.initial:
+                continue
+            guards = tuple(
+                (str(spec).lstrip("!"), bool(spec.expected_value)) for spec in t.cond
+            )
+            actions = tuple(str(spec) for spec in t.on if not spec.is_convention)
+            for event in t.events:
+                self.transitions.append(
+                    Transition(
+                        chart=self.name,
+                        source=t.source.id,
+                        targets=tuple(x.id for x in t.targets),
+                        event=str(event),
+                        guards=guards,
+                        actions=actions,
+                        internal=bool(t.internal),
+                        rule=getattr(t, "rule", ""),
+                        order=len(self.transitions),
+                    )
+                )
+
+    def _initial_root(self) -> str:
+        return next(s for s in self.root_ids if self.cls.states_map[s].initial)
+
+    def _enter_defaults(self, state_id: str) -> Configuration:
+        """The state, its ancestors, and its default descendants."""
+        active = set(self.ancestors(state_id))
+        self._add_descendants(state_id, active)
+        return frozenset(active)
+
+    def _add_descendants(self, state_id: str, active: set[str]) -> None:
+        info = self.states[state_id]
+        active.add(state_id)
+        if info.kind == "parallel":
+            for child in info.children:
+                self._add_descendants(child, active)
+        elif info.kind == "compound":
+            self._add_descendants(info.initial, active)
+
+    @cache  # noqa: B019 - compiled charts live as long as the process
+    def ancestors(self, state_id: str) -> tuple[str, ...]:
+        """The state and every state above it, innermost first."""
+        chain = []
+        current: str | None = state_id
+        while current is not None:
+            chain.append(current)
+            current = self.states[current].parent
+        return tuple(chain)
+
+    def is_descendant(self, state_id: str, ancestor: str) -> bool:
+        return ancestor in self.ancestors(state_id)
+
+    # --- execution ---------------------------------------------------------------------
+
+    def atomic_states(self, config: Configuration) -> list[str]:
+        return sorted(
+            (s for s in config if self.states[s].kind == "atomic"),
+            key=lambda s: self.states[s].order,
+        )
+
+    def candidates(self, config: Configuration, event: str) -> tuple[Transition, ...]:
+        """Transitions that could fire for ``event``, grouped by atomic state, in order."""
+        key = (config, event)
+        found = self._candidates_cache.get(key)
+        if found is None:
+            found_list = []
+            for atomic in self.atomic_states(config):
+                for state in self.ancestors(atomic):
+                    found_list.extend(self._by_state_event.get((state, event), ()))
+            found = tuple(found_list)
+            self._candidates_cache[key] = found
+        return found
+
+    def select(
+        self, config: Configuration, event: str, guard: Callable[[str], bool]
+    ) -> list[Transition]:
+        """The transitions ``event`` takes in ``config``: in each region the first enabled one."""
+        chosen: list[Transition] = []
+        done_atomics: set[str] = set()
+        exited: set[str] = set()
+        for atomic in self.atomic_states(config):
+            if atomic in done_atomics:
+                continue
+            picked = None
+            for state in self.ancestors(atomic):
+                for t in self._by_state_event.get((state, event), ()):
+                    if all(guard(name) == wanted for name, wanted in t.guards):
+                        picked = t
+                        break
+                if picked:
+                    break
+            if picked is None or picked in chosen:
+                continue
+            exits = self._exit_set(config, picked)
+            if exits & exited:
+                continue  # conflicts with an earlier transition: document order wins
+            exited |= exits
+            chosen.append(picked)
+        return chosen
+
+    def _domain(self, t: Transition) -> str | None:
+        """The innermost compound state containing source and targets (SCXML's domain)."""
+        if t.internal and all(self.is_descendant(x, t.source) for x in t.targets):
+            return t.source
+        for state in self.ancestors(t.source)[1:]:
+            if self.states[state].kind == "compound" and all(
+                self.is_descendant(x, state) for x in t.targets
+            ):
+                return state
+        return None
+
+    def _exit_set(self, config: Configuration, t: Transition) -> frozenset[str]:
+        domain = self._domain(t)
+        if t.internal and domain == t.source and t.targets == (t.source,):
+            return frozenset()
+        if domain is None:
+            return config
+        return frozenset(s for s in config if s != domain and self.is_descendant(s, domain))
+
+    def apply(self, config: Configuration, chosen: list[Transition]) -> Configuration:
+        key = (config, tuple(t.order for t in chosen))
+        new = self._step_cache.get(key)
+        if new is None:
+            active = set(config)
+            for t in chosen:
+                domain = self._domain(t)
+                if t.internal and domain == t.source and t.targets == (t.source,):
+                    continue
+                active -= self._exit_set(config, t)
+                for target in t.targets:
+                    for state in self.ancestors(target):
+                        if state == domain:
+                            break
+                        active.add(state)
+                    self._add_descendants_into(target, active)
+            new = frozenset(active)
+            self._step_cache[key] = new
+        return new
+
+    def _add_descendants_into(self, state_id: str, active: set[str]) -> None:
+        info = self.states[state_id]
+        active.add(state_id)
+        if info.kind == "parallel":
+            for child in info.children:
+                if not any(self.is_descendant(a, child) for a in active):
+                    self._add_descendants_into(child, active)
+        elif info.kind == "compound":
+            if not any(a in info.children for a in active):
+                self._add_descendants_into(info.initial, active)
+
+
+@cache
+def compiled(name: str) -> CompiledChart:
+    """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``."""
+    return CompiledChart(name, CHARTS[name])
+
+
+class ChartModel(Protocol):
+    """What a chart's guards and actions are called on: the engine's adapter for one chart."""
+
+    def guard(self, name: str) -> bool: ...
+
+    def act(self, name: str, transition: Transition) -> None: ...
+
+
+class ChartHost(Protocol):
+    """Where a runtime keeps configurations: the game state."""
+
+    configs: dict[str, Configuration]
+
+
+class FastRuntime:
+    """Runs compiled charts over configurations kept in the game state."""
+
+    name = "fast"
+
+    def select(self, chart: str, config: Configuration, event: str, model: ChartModel):
+        return compiled(chart).select(config, event, model.guard)
+
+    def send(
+        self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
+    ) -> list[Transition]:
+        table = compiled(chart)
+        config = host.configs[key]
+        chosen = table.select(config, event, model.guard)
+        if chosen:
+            host.configs[key] = table.apply(config, chosen)
+        return chosen
+
+    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
+        return bool(compiled(chart).select(host.configs[key], event, model.guard))
+
+    def fork(self) -> "FastRuntime":
+        return self
+
+
+class _ReferenceModel:
+    """The model a python-statemachine instance sees: guards ask the engine, actions are
+    recorded (the runtime runs them after the configuration has moved, as the fast one does)."""
+
+    def __init__(self, chart: CompiledChart):
+        self._chart = chart
+        self.model: ChartModel | None = None
+        self.taken: list[Any] = []
+        for name in {g for t in chart.transitions for g, _ in t.guards}:
+            setattr(self, name, self._guard_for(name))
+        for name in {a for t in chart.transitions for a in t.actions}:
+            setattr(self, name, _no_action)
+
+    def _guard_for(self, name: str) -> Callable[[], bool]:
+        def guard() -> bool:
+            # python-statemachine may look at guards while it starts, before a game is attached
+            return self.model is not None and self.model.guard(name)
+
+        return guard
+
+    def on_transition(self, transition: Any) -> None:
+        # python-statemachine may announce a transition more than once; one event takes a
+        # transition at most once
+        if all(transition is not seen for seen in self.taken):
+            self.taken.append(transition)
+
+
+def _no_action(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+class ReferenceRuntime:
+    """Runs the same events on python-statemachine instances of the chart classes."""
+
+    name = "python-statemachine"
+
+    def __init__(self) -> None:
+        self.machines: dict[str, tuple[Any, _ReferenceModel]] = {}
+
+    def _machine(self, host: ChartHost, key: str, chart: str):
+        entry = self.machines.get(key)
+        if entry is None:
+            table = compiled(chart)
+            model = _ReferenceModel(table)
+            machine = table.cls(model=model)
+            entry = (machine, model)
+            self.machines[key] = entry
+        machine, model = entry
+        wanted = host.configs[key]
+        if frozenset(s.id for s in machine.configuration) != wanted:
+            from statemachine.orderedset import OrderedSet
+
+            states = [machine.states_map[s] for s in sorted(wanted, key=lambda s: compiled(chart).states[s].order)]
+            machine.configuration = OrderedSet(states)
+        return machine, model
+
+    def _lookup(self, chart: str, psm_transition: Any, event: str) -> Transition:
+        table = compiled(chart)
+        for t in table.transitions:
+            if (
+                t.source == psm_transition.source.id
+                and t.event == event
+                and t.targets == tuple(x.id for x in psm_transition.targets)
+                and getattr(psm_transition, "rule", "") == t.rule
+                and t.guards
+                == tuple((str(s).lstrip("!"), bool(s.expected_value)) for s in psm_transition.cond)
+            ):
+                return t
+        raise LookupError(f"{chart}: no compiled transition for {psm_transition}")
+
+    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
+        machine, ref = self._machine(host, key, chart)
+        ref.model = model
+        return any(e.id == event for e in machine.enabled_events())
+
+    def send(
+        self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
+    ) -> list[Transition]:
+        machine, ref = self._machine(host, key, chart)
+        ref.model = model
+        if not any(e.id == event for e in machine.enabled_events()):
+            return []
+        ref.taken = []
+        machine.send(event)
+        host.configs[key] = frozenset(s.id for s in machine.configuration)
+        # python-statemachine announces a parallel event's transitions in its own order; the
+        # actions run afterwards, in document order, in both runtimes
+        return sorted((self._lookup(chart, t, event) for t in ref.taken), key=lambda t: t.order)
+
+    def fork(self) -> "ReferenceRuntime":
+        return ReferenceRuntime()
+
+
+class RuntimeDisagreement(AssertionError):
+    """The fast runtime and python-statemachine took different transitions."""
+
+
+class CheckedRuntime:
+    """Drives both runtimes with every event and fails on the first difference."""
+
+    name = "checked"
+
+    def __init__(self) -> None:
+        self.fast = FastRuntime()
+        self.reference = ReferenceRuntime()
+        self.events_checked = 0
+
+    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
+        fast = self.fast.enabled(host, key, chart, event, model)
+        ref = self.reference.enabled(host, key, chart, event, model)
+        if fast != ref:
+            raise RuntimeDisagreement(f"{key}: {event} enabled fast={fast} reference={ref}")
+        return fast
+
+    def send(
+        self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
+    ) -> list[Transition]:
+        before = host.configs[key]
+        ref_taken = self.reference.send(host, key, chart, event, model)
+        ref_config = host.configs[key]
+        host.configs[key] = before
+        fast_taken = self.fast.send(host, key, chart, event, model)
+        self.events_checked += 1
+        if host.configs[key] != ref_config or fast_taken != ref_taken:
+            raise RuntimeDisagreement(
+                f"{key}: {event} from {sorted(before)}: fast {sorted(host.configs[key])} "
+                f"{[t.order for t in fast_taken]}, reference {sorted(ref_config)} "
+                f"{[t.order for t in ref_taken]}"
+            )
+        return fast_taken
+
+    def fork(self) -> "CheckedRuntime":
+        return CheckedRuntime()

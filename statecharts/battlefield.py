@@ -1,0 +1,181 @@
+"""A battlefield: control, Contested, its staged and active contest, and the Chain as it sees it.
+
+One instance per battlefield. The regions are orthogonal, so a battlefield can be contested,
+have a Combat staged and be in a non-combat Showdown all at once (rules.md sections 4 to 6).
+Guards and actions are named here and implemented by the engine's battlefield model.
+"""
+
+from statemachine import State
+
+from .base import RiftChart, cite
+
+
+class Battlefield(RiftChart):
+    class battlefield(State.Parallel):
+        class control(State.Compound):
+            """Who controls the battlefield is data; whether anyone does is this region."""
+
+            uncontrolled = State(initial=True)
+            controlled = State()
+
+            establish_control = cite(
+                "S 184.4", uncontrolled.to(controlled, on="take_control_of_battlefield")
+            ) | cite("S 184.4", controlled.to.itself(on="take_control_of_battlefield"))
+            check_control = cite(
+                "S 184.4.c",
+                controlled.to(
+                    uncontrolled,
+                    cond="controller_has_no_units_here",
+                    unless="control_is_frozen",
+                    on="lose_control_of_battlefield",
+                ),
+            )
+            vacate = cite("CR 460", controlled.to(uncontrolled, on="lose_control_of_battlefield"))
+
+        class contest_status(State.Compound):
+            """Contested, and who applied it (S 184.3)."""
+
+            uncontested = State(initial=True)
+            contested = State()
+
+            unit_arrives = (
+                cite(
+                    "S 184.3.a",
+                    uncontested.to(contested, cond="arrival_contests", on="apply_contested"),
+                )
+                | cite("S 184.3.a.1", uncontested.to.itself(on="reinforce"))
+                | cite("S 184.3.a.1", contested.to.itself(on="join_contest"))
+            )
+            clear_contested = cite("S 184.3.b", contested.to(uncontested, on="remove_contested"))
+            check_stale_contest = cite(
+                "CR 1.4 fix",
+                contested.to.itself(
+                    cond=["applier_has_no_units_here", "rival_units_remain"],
+                    unless="contest_in_progress_here",
+                    on="reapply_contested",
+                ),
+            ) | cite(
+                "CR 1.4 fix",
+                contested.to(
+                    uncontested,
+                    cond="applier_has_no_units_here",
+                    unless="contest_in_progress_here",
+                    on="remove_stale_contested",
+                ),
+            )
+
+        class contest(State.Compound):
+            """Neutral or Showdown, as this battlefield sees it (CR 307-310)."""
+
+            neutral = State(initial=True)
+
+            class showdown(State.Compound):
+                non_combat = State(initial=True)
+
+                class combat(State.Compound):
+                    combat_showdown = State(initial=True)
+                    damage_step = State()
+
+                    class resolution(State.Compound):
+                        kill_and_recall = State(initial=True)
+                        decide_result = State()
+                        settle_control = State()
+                        end_combat = State()
+
+                        resolve_task = (
+                            cite(
+                                "CR 460",
+                                kill_and_recall.to(decide_result, on="kill_heal_and_recall"),
+                            )
+                            | cite("CR 460", decide_result.to(settle_control, on="declare_result"))
+                            | cite(
+                                "CR 460",
+                                settle_control.to(
+                                    end_combat,
+                                    unless="contest_staged_here",
+                                    on="establish_control_after_combat",
+                                ),
+                            )
+                            | cite("CR 460", settle_control.to(end_combat, on="skip_control"))
+                        )
+
+                    deal_damage = cite(
+                        "CR 459", damage_step.to(resolution, on="deal_combat_damage")
+                    )
+                    showdown_ends = cite(
+                        "CR 458",
+                        combat_showdown.to(
+                            damage_step, cond="both_sides_remain", on="begin_damage_step"
+                        ),
+                    ) | cite("CR 459", combat_showdown.to(resolution, on="skip_damage_step"))
+
+                convert_to_combat = cite(
+                    "CR 323", non_combat.to(combat, on="convert_showdown_to_combat")
+                )
+
+            open_showdown = cite("CR 341", neutral.to(showdown, on="begin_showdown"))
+            open_combat = cite("CR 454", neutral.to(showdown.combat, on="begin_combat"))
+            showdown_ends = cite(
+                "CR 348", showdown.non_combat.to(neutral, on="end_non_combat_showdown")
+            )
+            resolve_task = cite(
+                "CR 461", showdown.combat.resolution.end_combat.to(neutral, on="end_the_combat")
+            )
+
+        class showdown_staging(State.Compound):
+            """Cleanup step 5 stages a Showdown; opening the contest uses the staging up."""
+
+            showdown_unstaged = State(initial=True)
+            showdown_staged = State()
+
+            stage_showdowns = cite(
+                "CR 323",
+                showdown_unstaged.to(
+                    showdown_staged,
+                    cond="applier_has_units_here",
+                    unless="contest_in_progress_here",
+                    on="note_showdown_staged",
+                ),
+            ) | cite(
+                "CR 323",
+                showdown_staged.to(
+                    showdown_unstaged, unless="applier_has_units_here", on="drop_staged_showdown"
+                ),
+            )
+            open_showdown = cite("CR 323", showdown_staged.to(showdown_unstaged))
+            open_combat = cite("CR 323", showdown_staged.to(showdown_unstaged))
+
+        class combat_staging(State.Compound):
+            """Cleanup step 6 stages a Combat where two opposing players face off."""
+
+            combat_unstaged = State(initial=True)
+            combat_staged = State()
+
+            stage_combats = cite(
+                "CR 323",
+                combat_unstaged.to(
+                    combat_staged,
+                    cond="opponents_face_off_here",
+                    unless="combat_in_progress_here",
+                    on="note_combat_staged",
+                ),
+            ) | cite(
+                "CR 323",
+                combat_staged.to(
+                    combat_unstaged, unless="opponents_face_off_here", on="drop_staged_combat"
+                ),
+            )
+            restage_combat = cite(
+                "CR 460", combat_unstaged.to(combat_staged, on="note_combat_staged")
+            )
+            open_combat = cite("CR 323", combat_staged.to(combat_unstaged))
+            convert_to_combat = cite("CR 323", combat_staged.to(combat_unstaged))
+
+        class chain(State.Compound):
+            """The Chain as every battlefield sees it: broadcast to all of them (CR 307-310)."""
+
+            open = State(initial=True)
+            closed = State()
+
+            chain_created = cite("CR 327", open.to(closed))
+            chain_emptied = cite("CR 336", closed.to(open))

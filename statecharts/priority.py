@@ -1,0 +1,27 @@
+"""The Chain and Priority (CR 312, CR 327-340, rules.md section 3).
+
+Open means no Chain exists; while one does, players pass Priority in turn order and the newest
+item resolves when all have passed in sequence.
+"""
+
+from statemachine import State
+
+from .base import RiftChart, cite
+
+
+class Priority(RiftChart):
+    open = State(initial=True)
+    priority_window = State()
+    resolving = State()
+
+    items_added = cite(
+        "CR 327", open.to(priority_window, on="create_chain")
+    ) | cite("CR 328", priority_window.to.itself(on="give_priority_to_newest"))
+    pass_priority = cite(
+        "CR 332",
+        priority_window.to(resolving, cond="everyone_else_has_passed", on="resolve_newest"),
+    ) | cite("CR 331", priority_window.to.itself(on="hand_priority_to_next"))
+    resolve_at_once = cite("CR 333", priority_window.to(resolving, on="resolve_newest"))
+    item_resolved = cite(
+        "CR 336", resolving.to(open, cond="chain_is_empty", on="close_chain")
+    ) | cite("CR 334", resolving.to(priority_window, on="give_priority_after_resolution"))

@@ -1,0 +1,25 @@
+"""The global scheduler: which staged contest opens, one at a time (rules.md section 4).
+
+Cleanup steps 8 and 9: in Neutral Open a staged Showdown without a staged Combat opens first,
+otherwise a staged Combat; the turn player chooses when several qualify. Only one contest is
+active in the whole game.
+"""
+
+from statemachine import State
+
+from .base import RiftChart, cite
+
+
+class Scheduler(RiftChart):
+    idle = State(initial=True)
+    choosing = State()
+    contest_active = State()
+
+    open_contest = (
+        cite("CR 323", idle.to(choosing, cond=["neutral_open", "several_showdowns_qualify"], on="offer_choice"))
+        | cite("CR 323", idle.to(contest_active, cond=["neutral_open", "a_showdown_qualifies"], on="open_showdown"))
+        | cite("CR 323", idle.to(choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_choice"))
+        | cite("CR 323", idle.to(contest_active, cond=["neutral_open", "a_combat_qualifies"], on="open_combat"))
+    )
+    choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))
+    contest_over = cite("CR 348", contest_active.to(idle))

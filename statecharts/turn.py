@@ -1,0 +1,26 @@
+"""The turn's phases (CR 314-319, rules.md section 8)."""
+
+from statemachine import State
+
+from .base import RiftChart, cite
+
+
+class Turn(RiftChart):
+    main = State(initial=True)
+    ending = State()
+    awaken = State()
+
+    class beginning(State.Compound):
+        beginning_triggers = State(initial=True)
+        hold_scoring = State()
+
+    draw = State()
+
+    end_turn = cite("CR 318", main.to(ending, on="expire_turn_effects"))
+    advance = (
+        cite("CR 315", ending.to(awaken, on="start_next_turn"))
+        | cite("CR 316", awaken.to(beginning, on="put_beginning_triggers_on_chain"))
+        | cite("CR 463", beginning.beginning_triggers.to(beginning.hold_scoring, on="score_holds"))
+        | cite("CR 317", beginning.hold_scoring.to(draw, on="draw_for_turn"))
+        | cite("CR 318", draw.to(main, on="begin_main_phase"))
+    )
