@@ -110,7 +110,8 @@ class Battlefield(RiftChart):
                     ) | cite("CR 459", combat_showdown.to(resolution, on="skip_damage_step"))
 
                 convert_to_combat = cite(
-                    "CR 323", non_combat.to(combat, on="convert_showdown_to_combat")
+                    "CR 323",
+                    non_combat.to(combat, cond="conversion_due", on="convert_showdown_to_combat"),
                 )
 
             open_showdown = cite("CR 341", neutral.to(showdown, on="begin_showdown"))
@@ -169,7 +170,9 @@ class Battlefield(RiftChart):
                 "CR 460", combat_unstaged.to(combat_staged, on="note_combat_staged")
             )
             open_combat = cite("CR 323", combat_staged.to(combat_unstaged))
-            convert_to_combat = cite("CR 323", combat_staged.to(combat_unstaged))
+            convert_to_combat = cite(
+                "CR 323", combat_staged.to(combat_unstaged, cond="conversion_due")
+            )
 
         class chain(State.Compound):
             """The Chain as every battlefield sees it: broadcast to all of them (CR 307-310)."""

@@ -1,0 +1,436 @@
+"""Players' actions: typed values, their legality, and what taking one does.
+
+Every check happens before anything changes, so an illegal action raises
+:class:`~engine.errors.IllegalAction` (naming its rule) with the game exactly as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING, Any, Mapping, Union
+
+from . import chain, combat, effects, flow
+from .errors import IllegalAction
+from .state import Card, ChainItem, GameState
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+@dataclass(frozen=True)
+class Move:
+    """A Standard Move (CR 144)."""
+
+    player: str
+    units: tuple[str, ...]
+    to: str
+
+
+@dataclass(frozen=True)
+class Play:
+    """Play a card from hand; ``targets`` and ``to`` as its effect needs."""
+
+    player: str
+    card: str
+    targets: tuple[str, ...] = ()
+    to: str | None = None
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Pass Priority while a Chain exists, or Focus in Showdown Open."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Add:
+    """Activate an Add ability: it resolves at once and is acting."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Choose:
+    """Answer the pending choice of which staged contest opens."""
+
+    player: str
+    battlefield: str
+
+
+@dataclass(frozen=True)
+class Assign:
+    """Answer the pending damage choice: unit id and amount pairs."""
+
+    player: str
+    damage: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    player: str
+
+
+Action = Union[Move, Play, Pass, Add, Choose, Assign, EndTurn]
+
+
+def from_step(kind: str, args: Any) -> Action:
+    """The action a scenario step names (its payload already validated by the loader)."""
+    if kind == "move":
+        return Move(args["player"], tuple(args["units"]), args["to"])
+    if kind == "play":
+        return Play(args["player"], args["card"], tuple(args.get("targets") or ()), args.get("to"))
+    if kind == "pass":
+        return Pass(args)
+    if kind == "add":
+        return Add(args)
+    if kind == "choose":
+        return Choose(args["player"], args["battlefield"])
+    if kind == "assign":
+        return Assign(args["player"], tuple(args["damage"].items()))
+    if kind == "end_turn":
+        return EndTurn(args)
+    raise ValueError(f"not an action step: {kind}")
+
+
+def to_step(action: Action) -> dict[str, Any]:
+    """The scenario step that takes ``action``: the inverse of :func:`from_step`."""
+    if isinstance(action, Move):
+        return {"move": {"player": action.player, "units": list(action.units), "to": action.to}}
+    if isinstance(action, Play):
+        body: dict[str, Any] = {"player": action.player, "card": action.card}
+        if action.targets:
+            body["targets"] = list(action.targets)
+        if action.to is not None:
+            body["to"] = action.to
+        return {"play": body}
+    if isinstance(action, Choose):
+        return {"choose": {"player": action.player, "battlefield": action.battlefield}}
+    if isinstance(action, Assign):
+        return {"assign": {"player": action.player, "damage": dict(action.damage)}}
+    kind = {Pass: "pass", Add: "add", EndTurn: "end_turn"}[type(action)]
+    return {kind: action.player}
+
+
+# --- legality ----------------------------------------------------------------------------
+
+
+def check(s: GameState, action: Action) -> None:
+    """Raise IllegalAction if ``action`` is not legal now; change nothing."""
+    if s.winner:
+        raise IllegalAction(f"the game is over: {s.winner} has won", "CR 467")
+    if action.player not in s.players:
+        raise IllegalAction(f"{action.player!r} is not a player", "CR 102")
+    if isinstance(action, (Choose, Assign)):
+        _check_choice(s, action)
+        return
+    if s.pending:
+        raise IllegalAction(
+            f"{s.pending['player']} must first answer the pending {s.pending['kind']} choice",
+            "CR 323",
+        )
+    _CHECKS[type(action)](s, action)
+
+
+def _neutral_open_main(s: GameState) -> bool:
+    return s.chain_open and s.contest_at is None and s.phase == "main"
+
+
+def _check_move(s: GameState, m: Move) -> None:
+    if not _neutral_open_main(s) or m.player != s.turn_player:
+        raise IllegalAction(
+            "a Standard Move is made only by the turn player in their Main phase, in Neutral Open",
+            "CR 144",
+        )
+    if not m.units or len(set(m.units)) != len(m.units):
+        raise IllegalAction("a Standard Move names one or more different units", "CR 144")
+    if m.to != "base" and m.to not in s.fields:
+        raise IllegalAction(f"{m.to!r} is not a battlefield or base", "CR 144")
+    for uid in m.units:
+        unit = s.units.get(uid)
+        if unit is None or not unit.on_board:
+            raise IllegalAction(f"{uid} is not on the board", "CR 144")
+        if unit.controller != m.player:
+            raise IllegalAction(f"{m.player} does not control {uid}", "CR 144")
+        if unit.exhausted:
+            raise IllegalAction(f"{uid} is exhausted: a Standard Move's cost is exhausting it", "CR 144")
+        if unit.at == m.to:
+            raise IllegalAction(f"{uid} is already there", "CR 144")
+        if unit.at != "base" and m.to != "base" and "ganking" not in unit.keywords:
+            raise IllegalAction(
+                f"{uid} cannot move battlefield to battlefield without Ganking", "CR 144"
+            )
+    if m.to != "base":
+        problem = effects.destination_problem(s, m.player, m.to)
+        if problem:
+            raise IllegalAction(f"{m.to} is not a valid destination: {problem[0]}", problem[1])
+
+
+def _card_in_hand(s: GameState, player: str, card_id: str) -> Card:
+    for card in s.hands[player]:
+        if card is not None and card.id == card_id:
+            return card
+    raise IllegalAction(f"{card_id} is not in {player}'s hand", "CR 406")
+
+
+def _check_timing(s: GameState, player: str, timing: str) -> None:
+    """Timing keywords (CR 308-310, rules.md section 2)."""
+    if _neutral_open_main(s) and player == s.turn_player and s.priority == player:
+        return
+    if timing == "none":
+        raise IllegalAction(
+            "a card without a timing keyword is played only by the turn player in Neutral Open",
+            "CR 310.1.a",
+        )
+    if s.chain_open:
+        if s.contest_at is not None and s.focus == player:
+            return
+        raise IllegalAction(f"{player} has neither Focus nor Priority", "CR 313")
+    if s.priority != player:
+        raise IllegalAction(f"{player} does not have Priority", "CR 312")
+    if timing != "reaction":
+        raise IllegalAction("only a Reaction can be played while a Chain is waiting", "CR 309.1.a")
+
+
+def needs(effect: Mapping[str, Any] | None) -> tuple[bool, bool]:
+    """Whether an effect takes its targets, and its destination, from the play step."""
+    if not effect:
+        return False, False
+    ((kind, arg),) = effect.items()
+    if kind == "sequence":
+        parts = [needs(e) for e in arg]
+        return any(t for t, _ in parts), any(d for _, d in parts)
+    if kind in ("gain_points", "draw"):
+        return False, False
+    if kind == "play_unit":
+        return False, "to" not in arg
+    named = isinstance(arg, Mapping) and "units" in arg
+    return (not named), (kind == "move" and "to" not in arg)
+
+
+def _check_play(s: GameState, p: Play) -> None:
+    card = _card_in_hand(s, p.player, p.card)
+    _check_timing(s, p.player, card.timing)
+    if card.type == "unit":
+        if p.targets:
+            raise IllegalAction("a unit card takes no targets", "CR 355")
+        to = p.to or "base"
+        if to != "base":
+            if to not in s.fields or s.fields[to].controller != p.player:
+                raise IllegalAction(
+                    f"a unit is played to its base or a battlefield its player controls", "CR 355.2"
+                )
+            problem = effects.destination_problem(s, p.player, to)
+            if problem:
+                raise IllegalAction(f"{to} is not a valid place to play units: {problem[0]}", problem[1])
+        return
+    wants_targets, wants_to = needs(card.effect)
+    if wants_targets and not p.targets:
+        raise IllegalAction(f"{p.card} needs targets", "CR 185.2.a")
+    if not wants_targets and p.targets:
+        raise IllegalAction(f"{p.card} takes no targets", "CR 185.2.a")
+    for uid in p.targets:
+        unit = s.units.get(uid)
+        if unit is None or not unit.on_board:
+            raise IllegalAction(f"target {uid} is not a unit on the board", "CR 185.2.a")
+    if wants_to and p.to is None:
+        raise IllegalAction(f"{p.card} needs a destination (to)", "CR 185.2.a")
+    if p.to is not None and not wants_to:
+        raise IllegalAction(f"{p.card} takes no destination", "CR 185.2.a")
+    if p.to is not None and p.to != "base":
+        if p.to not in s.fields:
+            raise IllegalAction(f"{p.to!r} is not a battlefield or base", "CR 185.2.a")
+        movers = {s.units[uid].controller for uid in p.targets} or {p.player}
+        for player in sorted(movers):
+            problem = effects.destination_problem(s, player, p.to)
+            if problem:
+                raise IllegalAction(f"{p.to} is not a valid destination: {problem[0]}", problem[1])
+
+
+def _check_pass(s: GameState, p: Pass) -> None:
+    if not s.chain_open:
+        if s.priority != p.player:
+            raise IllegalAction(f"{p.player} does not have Priority", "CR 312")
+        return
+    if s.contest_at is not None and s.focus == p.player:
+        return
+    if s.contest_at is None:
+        raise IllegalAction(
+            "nothing to pass in Neutral Open: the turn player ends the turn instead", "CR 312"
+        )
+    raise IllegalAction(f"{p.player} does not have Focus", "CR 313")
+
+
+def _check_add(s: GameState, a: Add) -> None:
+    if s.priority != a.player:
+        raise IllegalAction(f"{a.player} does not have Priority", "CR 312")
+
+
+def _check_end_turn(s: GameState, e: EndTurn) -> None:
+    if e.player != s.turn_player:
+        raise IllegalAction(f"only the turn player ({s.turn_player}) ends the turn", "CR 305")
+    if not _neutral_open_main(s):
+        raise IllegalAction("the turn ends only from the Main phase in Neutral Open", "CR 305")
+
+
+def _check_choice(s: GameState, action: Choose | Assign) -> None:
+    kind = "battlefield" if isinstance(action, Choose) else "damage"
+    rule = "CR 323" if kind == "battlefield" else "CR 458"
+    pending = s.pending
+    if not pending or pending["kind"] != kind:
+        raise IllegalAction(f"no {kind} choice is pending", rule)
+    if pending["player"] != action.player:
+        raise IllegalAction(f"the pending choice is {pending['player']}'s", rule)
+    if isinstance(action, Choose):
+        if action.battlefield not in pending["options"]:
+            raise IllegalAction(f"{action.battlefield} is not one of {pending['options']}", rule)
+        return
+    plan = {uid: n for uid, n in action.damage if n}
+    if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in action.damage):
+        raise IllegalAction("damage amounts are whole numbers, 0 or more", rule)
+    if len(dict(action.damage)) != len(action.damage):
+        raise IllegalAction("a unit is named twice", rule)
+    if plan not in assignment_options(s):
+        raise IllegalAction(
+            f"{plan} is not a legal assignment of {pending['total']} damage: lethal damage in "
+            "full before the next unit, Tanks first, Backline last",
+            rule,
+        )
+
+
+def assignment_options(s: GameState) -> list[dict[str, int]]:
+    pending = s.pending
+    targets = [s.units[uid] for uid in pending["options"]]
+    return combat.legal_assignments(pending["total"], targets)
+
+
+_CHECKS = {
+    Move: _check_move,
+    Play: _check_play,
+    Pass: _check_pass,
+    Add: _check_add,
+    EndTurn: _check_end_turn,
+}
+
+
+# --- taking an action ----------------------------------------------------------------------
+
+
+def perform(table: "Table", action: Action) -> None:
+    """Take a legal action, then let the game run until a player must act."""
+    s = table.state
+    if isinstance(action, Move):
+        _standard_move(table, action)
+    elif isinstance(action, Play):
+        _play(table, action)
+    elif isinstance(action, Pass):
+        if s.chain_open:
+            table.send("focus", "pass_focus")
+        else:
+            table.send("priority", "pass_priority")
+    elif isinstance(action, Add):
+        s.passes = 0
+        table.say(f"{action.player} activates an Add ability", "CR 416")
+        chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)], "add")
+        table.send("priority", "resolve_at_once")
+    elif isinstance(action, Choose):
+        table.say(f"{action.player} chooses {action.battlefield}", "CR 323")
+        table.send("scheduler", "choose", battlefield=action.battlefield)
+    elif isinstance(action, Assign):
+        combat.answer_damage_choice(table, action.player, dict(action.damage))
+    elif isinstance(action, EndTurn):
+        table.send("turn", "end_turn")
+    flow.settle(table)
+
+
+def _standard_move(table: "Table", m: Move) -> None:
+    s = table.state
+    s.passes = 0
+    for uid in m.units:
+        table.update_unit(uid, exhausted=True)
+    where = f"{m.player}'s base" if m.to == "base" else m.to
+    table.say(f"{m.player} moves {', '.join(m.units)} to {where}, exhausting them", "CR 144")
+    for uid in m.units:
+        effects.move(table, uid, m.to, "CR 144")
+
+
+def _play(table: "Table", p: Play) -> None:
+    s = table.state
+    card = _card_in_hand(s, p.player, p.card)
+    s.hands[p.player].remove(card)
+    s.passes = 0
+    table.say(f"{p.player} plays {table.name(p.card) if p.card in s.units else p.card}", "CR 406")
+    item = ChainItem(
+        kind="card",
+        label=card.id,
+        controller=p.player,
+        effect=card.effect,
+        targets=p.targets,
+        to=p.to,
+        card=card,
+        chosen_to=p.to is not None,
+    )
+    chain.add(table, [item], "card")
+    if card.type == "unit":
+        table.send("priority", "resolve_at_once")  # units resolve on being put on the Chain
+
+
+# --- every legal action ----------------------------------------------------------------------
+
+
+def candidates(s: GameState) -> list[Action]:
+    """Every action worth trying now; :func:`legal` keeps those that pass :func:`check`."""
+    if s.winner:
+        return []
+    if s.pending:
+        if s.pending["kind"] == "battlefield":
+            return [Choose(s.pending["player"], bf) for bf in s.pending["options"]]
+        return [
+            Assign(s.pending["player"], tuple(plan.items())) for plan in assignment_options(s)
+        ]
+    found: list[Action] = []
+    for player in s.players:
+        found += [Pass(player), Add(player)]
+        for card in s.hands[player]:
+            if card is not None:
+                found += _plays(s, player, card)
+    found.append(EndTurn(s.turn_player))
+    found += _moves(s)
+    return found
+
+
+def legal(s: GameState) -> list[Action]:
+    ok = []
+    for action in candidates(s):
+        try:
+            check(s, action)
+        except IllegalAction:
+            continue
+        ok.append(action)
+    return ok
+
+
+def _plays(s: GameState, player: str, card: Card) -> list[Action]:
+    places = ["base", *s.fields]
+    if card.type == "unit":
+        return [Play(player, card.id, (), to) for to in [None, *s.fields]]
+    wants_targets, wants_to = needs(card.effect)
+    on_board = [u.id for u in sorted(s.units.values(), key=lambda u: u.order) if u.on_board]
+    target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
+    destinations = places if wants_to else [None]
+    return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
+
+
+def _moves(s: GameState) -> list[Action]:
+    mine = [
+        u.id
+        for u in sorted(s.units.values(), key=lambda u: u.order)
+        if u.on_board and u.controller == s.turn_player and not u.exhausted
+    ]
+    found: list[Action] = []
+    for size in range(1, len(mine) + 1):
+        for group in combinations(mine, size):
+            for to in ["base", *s.fields]:
+                found.append(Move(s.turn_player, group, to))
+    return found

@@ -1,0 +1,105 @@
+"""The Chain: items going on it, Priority, newest-first resolution (CR 327-340, rules.md 3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import cleanup, effects
+from .state import ChainItem
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+def add(table: "Table", items: list[ChainItem], begun_by: str) -> None:
+    """Put items on the Chain together; Priority goes to the newest one's controller."""
+    s = table.state
+    if not s.chain:
+        s.chain_begun_by = begun_by
+    s.chain.extend(items)
+    for item in items:
+        table.say(f"{item.label} goes on the Chain", "CR 327")
+    table.send("priority", "items_added")
+
+
+def create(table: "Table", rule: str) -> None:
+    table.say("A Chain exists: the state is Closed", "CR 309")
+    table.broadcast("chain_created")
+    priority_to_newest(table, rule)
+
+
+def priority_to_newest(table: "Table", rule: str) -> None:
+    s = table.state
+    s.passes = 0
+    newest = s.chain[-1]
+    # an uncontrolled battlefield's ability is put on the Chain by the turn player (S 184.6.b)
+    s.priority = newest.controller or s.turn_player
+    table.say(f"{s.priority} receives Priority", rule)
+
+
+def join_chain_being_resolved(table: "Table", rule: str) -> None:
+    table.say("They join the Chain that is resolving", rule)
+
+
+def resolve_newest(table: "Table", rule: str, at_once: bool) -> None:
+    """The newest item resolves completely; Cleanup waits until it has (rules.md 3)."""
+    s = table.state
+    item = s.chain.pop()
+    s.passes = 0
+    s.priority = None
+    if at_once:
+        table.say(f"{item.label} resolves at once", rule)
+    else:
+        table.say(f"Every player has passed in turn; {item.label} resolves", rule)
+    s.resolving = True
+    effects.resolve_item(table, item)
+    s.resolving = False
+    cleanup.run(table)  # rules 11.1 (a): triggers it creates join this Chain
+    table.send("priority", "item_resolved", resolved=item)
+
+
+def priority_after_resolution(table: "Table", rule: str, resolved: ChainItem | None) -> None:
+    s = table.state
+    s.passes = 0
+    if resolved is not None and (
+        resolved.kind == "add" or (resolved.card is not None and resolved.card.type == "unit")
+    ):
+        # rules 11.7 and 11.3: back to the player who played the unit or used the Add
+        s.priority = resolved.controller
+        table.say(f"{s.priority} receives Priority again", "CR 333")
+    else:
+        priority_to_newest(table, rule)
+
+
+def close(table: "Table", rule: str) -> None:
+    """The last item has resolved: Open again, and Focus moves or stays (rules 11.1 b, c)."""
+    s = table.state
+    s.passes = 0
+    s.priority = None
+    table.say("The Chain is empty: the state is Open", rule)
+    table.broadcast("chain_emptied")
+    s.chain_begun_by = None
+
+
+def queue_trigger(table: "Table", item: ChainItem, order_key: tuple) -> None:
+    """A triggered ability waits here until Cleanup puts it on the Chain."""
+    table.state.queued_triggers.append((order_key, item))
+    table.say(f"{item.label} triggers", "CR 375")
+
+
+def turn_order_rank(table: "Table", player: str | None) -> int:
+    """Simultaneous triggers go on in turn order, starting with the turn player (rules 11.4)."""
+    s = table.state
+    who = player or s.turn_player
+    start = s.players.index(s.turn_player)
+    return (s.players.index(who) - start) % len(s.players)
+
+
+def flush_triggers(table: "Table") -> bool:
+    s = table.state
+    if not s.queued_triggers:
+        return False
+    items = [item for _, item in sorted(s.queued_triggers, key=lambda pair: pair[0])]
+    s.queued_triggers = []
+    add(table, items, "trigger")
+    return True

@@ -1,0 +1,58 @@
+"""Cleanup: the rules' state-triggered transitions, run to a fixed point (rules.md section 4).
+
+Each step either changes something or it does not; the whole list repeats until a pass
+changes nothing. Steps 4 to 10 are events sent to the charts, which decide by their guards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import chain, contest, effects, scoring
+from .state import battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+# Cleanup steps 4 to 7, each an event every battlefield chart is asked to take
+_BATTLEFIELD_STEPS = ("check_control", "stage_showdowns", "stage_combats", "check_stale_contest")
+
+
+def run(table: "Table") -> None:
+    s = table.state
+    if s.resolving:
+        return  # never while an item is resolving; it runs once the item has finished
+    for _ in range(1000):
+        if scoring.check_win(table):  # step 1
+            return
+        changed = contest.designate(table)  # step 2
+        changed |= _lethal_damage(table)  # step 3
+        for event in _BATTLEFIELD_STEPS:  # steps 4 to 7
+            for bf in s.fields:
+                changed |= table.try_send(battlefield_key(bf), event)
+        changed |= chain.flush_triggers(table)
+        if s.pending:
+            return
+        changed |= table.try_send("scheduler", "open_contest")  # steps 8 and 9
+        if s.contest_at:  # step 10
+            changed |= table.try_send(battlefield_key(s.contest_at), "convert_to_combat")
+        if not changed:
+            return
+    raise RuntimeError("Cleanup did not reach a fixed point")
+
+
+def _lethal_damage(table: "Table") -> bool:
+    """Step 3: units with lethal damage die; combat damage waits for resolution (11.5)."""
+    s = table.state
+    if s.contest_at and (
+        "damage_step" in s.bf_config(s.contest_at) or "kill_and_recall" in s.bf_config(s.contest_at)
+    ):
+        return False
+    dying = [
+        u.id
+        for u in sorted(s.units.values(), key=lambda u: u.order)
+        if u.on_board and u.damage > 0 and u.damage >= u.might
+    ]
+    for uid in dying:
+        effects.die(table, uid, "CR 323")
+    return bool(dying)

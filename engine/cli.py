@@ -1,0 +1,86 @@
+"""The `riftchart` command: a thin shell over functions a Python user can call too."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import diagrams, graphs, runner, scxml
+from statecharts import CHARTS
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    return runner.run_files(args.files, sys.stdout, sys.stderr, as_json=args.json, rules=args.rules)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    files = runner.bundled_scenarios()
+    if not files:
+        sys.stderr.write("no bundled scenarios found\n")
+        return 2
+    code = runner.run_files(files, sys.stdout, sys.stderr, rules=args.rules)
+    sys.stdout.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")
+    return code
+
+
+def _cmd_diagrams(args: argparse.Namespace) -> int:
+    formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
+    written = diagrams.write_diagrams(Path(args.out), formats)
+    for path in written:
+        sys.stdout.write(f"{path}\n")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in sorted(CHARTS):
+        if args.format == "graphml":
+            path = graphs.write_graphml(name, out / f"{name}.graphml")
+        elif args.format == "json":
+            path = out / f"{name}.json"
+            path.write_text(graphs.node_link_json(name), encoding="utf-8")
+        else:
+            path = out / f"{name}.scxml"
+            path.write_text(scxml.chart_scxml(name), encoding="utf-8")
+        sys.stdout.write(f"{path}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="riftchart", description="Statecharts of the Riftbound battlefield rules"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run scenario files and print their traces")
+    run.add_argument("files", nargs="+")
+    run.add_argument("--json", action="store_true", help="one JSON object per step")
+    run.add_argument("--rules", choices=["seed", "cr-1.4"], help="override the rules profile")
+    run.set_defaults(func=_cmd_run)
+
+    demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")
+    demo.add_argument("--rules", choices=["seed", "cr-1.4"])
+    demo.set_defaults(func=_cmd_demo)
+
+    dia = sub.add_parser("diagrams", help="write every chart as a diagram")
+    dia.add_argument("--out", default="diagrams")
+    dia.add_argument("--format", default="dot,svg,mermaid", help="svg,png,dot,mermaid")
+    dia.set_defaults(func=_cmd_diagrams)
+
+    export = sub.add_parser("export", help="export the charts for other tools")
+    export.add_argument("--format", choices=["graphml", "json", "scxml"], required=True)
+    export.add_argument("--out", default="export")
+    export.set_defaults(func=_cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

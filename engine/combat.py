@@ -1,0 +1,171 @@
+"""Combat's damage step and resolution tasks (CR 454-461, rules.md section 6)."""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import TYPE_CHECKING
+
+from . import effects, scoring
+from .state import GameState, Unit, battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+_ASSIGN_CLASS = {"tank": 0, "backline": 2}
+
+
+def side_units(s: GameState, bf: str, player: str) -> list[Unit]:
+    return [u for u in s.units_at(bf) if u.controller == player]
+
+
+def total_might(units: list[Unit]) -> int:
+    """Stunned units deal nothing; negative Might counts as 0 (rules.md 6)."""
+    return sum(max(0, u.might) for u in units if not u.stunned)
+
+
+def _assign_class(unit: Unit) -> int:
+    if "tank" in unit.keywords:
+        return 0
+    return 2 if "backline" in unit.keywords else 1
+
+
+def _fill(total: int, order: list[Unit]) -> dict[str, int]:
+    """Lethal to each unit in order before the next gets any; the last takes what is left."""
+    plan: dict[str, int] = {}
+    remaining = total
+    for i, unit in enumerate(order):
+        if remaining <= 0:
+            break
+        give = remaining if i == len(order) - 1 else min(unit.lethal(), remaining)
+        plan[unit.id] = give
+        remaining -= give
+    return plan
+
+
+def automatic_assignment(total: int, targets: list[Unit]) -> dict[str, int]:
+    """Tanks first, Backline last, board order otherwise."""
+    return _fill(total, sorted(targets, key=lambda u: (_assign_class(u), u.order)))
+
+
+def legal_assignments(total: int, targets: list[Unit]) -> list[dict[str, int]]:
+    """Every assignment the rules allow: each order that keeps Tanks first and Backline last."""
+    found: list[dict[str, int]] = []
+    for order in permutations(targets):
+        classes = [_assign_class(u) for u in order]
+        if classes != sorted(classes):
+            continue
+        plan = _fill(total, list(order))
+        if plan not in found:
+            found.append(plan)
+    return sorted(found, key=lambda p: sorted(p.items()))
+
+
+def begin_damage_step(table: "Table", bf: str, rule: str) -> None:
+    s = table.state
+    s.focus = s.priority = None
+    s.damage_plan = {}
+    table.say(f"Damage step at {bf}: nobody has Focus", rule)
+    for player, foe in ((s.attacker, s.defender), (s.defender, s.attacker)):
+        total = total_might(side_units(s, bf, player))
+        targets = side_units(s, bf, foe)
+        if s.manual_damage and total > 0 and targets:
+            if s.pending is None:
+                s.pending = _damage_choice(s, player, total, targets)
+            continue
+        s.damage_plan[player] = automatic_assignment(total, targets)
+
+
+def _damage_choice(s: GameState, player: str, total: int, targets: list[Unit]) -> dict:
+    return {
+        "player": player,
+        "kind": "damage",
+        "options": [u.id for u in targets],
+        "total": total,
+    }
+
+
+def answer_damage_choice(table: "Table", player: str, plan: dict[str, int]) -> None:
+    """An ``assign`` step; the Defender's choice follows the Attacker's."""
+    s = table.state
+    s.damage_plan[player] = {uid: n for uid, n in plan.items() if n}
+    s.pending = None
+    table.say(f"{player} assigns {_plan_text(plan)}", "CR 458")
+    if player == s.attacker and s.defender not in s.damage_plan:
+        bf = s.contest_at
+        total = total_might(side_units(s, bf, s.defender))
+        targets = side_units(s, bf, s.attacker)
+        if total > 0 and targets:
+            s.pending = _damage_choice(s, s.defender, total, targets)
+
+
+def _plan_text(plan: dict[str, int]) -> str:
+    return ", ".join(f"{n} to {uid}" for uid, n in plan.items() if n) or "no damage"
+
+
+def deal_damage(table: "Table", bf: str, rule: str) -> None:
+    """All combat damage is dealt at once; it is checked only in resolution task 1 (11.5)."""
+    s = table.state
+    for player in (s.attacker, s.defender):
+        plan = s.damage_plan.get(player, {})
+        table.say(f"{player} deals {_plan_text(plan)}", rule)
+        for uid, amount in plan.items():
+            if amount:
+                table.update_unit(uid, damage=s.units[uid].damage + amount)
+    s.damage_plan = {}
+
+
+def kill_heal_and_recall(table: "Table", bf: str, rule: str) -> None:
+    """Task 1: kill units with lethal damage, heal every unit, recall attackers if defenders remain."""
+    s = table.state
+    table.say(f"Combat resolution at {bf}, task 1: combat cleanup", rule)
+    for unit in sorted(s.units.values(), key=lambda u: u.order):
+        if unit.on_board and unit.damage > 0 and unit.damage >= unit.might:
+            effects.die(table, unit.id, rule)
+    for unit in list(s.units.values()):
+        if unit.on_board and unit.damage:
+            table.update_unit(unit.id, damage=0)
+    table.say("Every unit is healed", rule)
+    s.attackers_recalled = False
+    if side_units(s, bf, s.defender):
+        for unit in side_units(s, bf, s.attacker):
+            effects.recall(table, unit.id, rule)
+            s.attackers_recalled = True
+
+
+def declare_result(table: "Table", bf: str, rule: str) -> None:
+    """Task 2: who won; No Result with both still there stages a Combat again."""
+    s = table.state
+    present = s.players_at(bf)
+    attackers, defenders = s.attacker in present, s.defender in present
+    if s.attackers_recalled or attackers == defenders:
+        table.say(f"Combat at {bf}: No Result", rule)
+        if attackers and defenders:
+            table.send(battlefield_key(bf), "restage_combat")
+    elif attackers:
+        table.say(f"Combat at {bf}: {s.attacker} (Attacker) won", rule)
+    else:
+        table.say(f"Combat at {bf}: {s.defender} (Defender) won", rule)
+
+
+def establish_control(table: "Table", bf: str, rule: str) -> None:
+    """Task 3: the player with units there establishes control; with none it is uncontrolled."""
+    s = table.state
+    present = s.players_at(bf)
+    if len(present) == 1:
+        scoring.establish_control(table, bf, present[0], rule)
+    elif not present:
+        table.say(f"No units remain at {bf}", rule)
+        table.try_send(battlefield_key(bf), "vacate")
+    table.try_send(battlefield_key(bf), "clear_contested")
+
+
+def end_combat(table: "Table", bf: str, rule: str) -> None:
+    """Task 4: designations are removed and the Combat is over."""
+    s = table.state
+    s.contest_at = s.attacker = s.defender = None
+    s.attackers_recalled = False
+    for unit in list(s.units.values()):
+        if unit.designation:
+            table.update_unit(unit.id, designation=None)
+    table.say(f"Combat at {bf} ends; designations are removed", rule)
+    table.send("scheduler", "contest_over")

@@ -1,0 +1,139 @@
+"""Opening, converting and ending contests; Focus (rules.md sections 4 to 6, CR 341-348).
+
+Which staged contest may open is the scheduler chart's decision; what opening one does to the
+battlefield, to Focus and to the Chain is here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import chain, scoring
+from .state import ChainItem, GameState, battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+def showdowns_ready(s: GameState) -> list[str]:
+    """Cleanup step 8: staged Showdowns without a staged Combat, in setup order."""
+    return [
+        bf
+        for bf in s.fields
+        if "showdown_staged" in s.bf_config(bf) and "combat_staged" not in s.bf_config(bf)
+    ]
+
+
+def combats_ready(s: GameState) -> list[str]:
+    """Cleanup step 9: only when no Showdown qualifies, staged Combats."""
+    if showdowns_ready(s):
+        return []
+    return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
+
+
+def offer_choice(table: "Table", rule: str) -> None:
+    s = table.state
+    options = showdowns_ready(s) or combats_ready(s)
+    s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
+    table.say(f"Several contests are staged ({', '.join(options)}); {s.turn_player} chooses", rule)
+
+
+def open_chosen(table: "Table", bf: str) -> None:
+    s = table.state
+    s.pending = None
+    event = "open_showdown" if bf in showdowns_ready(s) else "open_combat"
+    table.send(battlefield_key(bf), event)
+
+
+def give_focus(table: "Table", player: str, rule: str, why: str = "") -> None:
+    s = table.state
+    s.focus = s.priority = player
+    s.passes = 0
+    table.say(f"{player} gains Focus" + (f": {why}" if why else ""), rule)
+
+
+def begin_showdown(table: "Table", bf: str, rule: str) -> None:
+    s = table.state
+    s.contest_at = bf
+    s.attacker = s.defender = None
+    table.say(f"Showdown opens at {bf}", rule)
+    table.send("focus", "showdown_opens")
+
+
+def begin_combat(table: "Table", bf: str, rule: str, converted: bool) -> None:
+    """A Combat opens, or a running Showdown converts into one (CR 454-455, rules.md 6.1)."""
+    s = table.state
+    present = s.players_at(bf)
+    applier = s.fields[bf].applier
+    attacker = applier if applier in present else present[0]
+    defender = next(p for p in present if s.opponents(attacker, p))
+    s.contest_at, s.attacker, s.defender = bf, attacker, defender
+    s.passes = 0
+    if converted:
+        table.say(f"The Showdown at {bf} converts into Combat: {attacker} attacks, {defender} defends", rule)
+    else:
+        table.say(f"Combat begins at {bf}: {attacker} attacks, {defender} defends", rule)
+    designate(table)
+    table.send("focus", "converted" if converted else "combat_opens")
+    _queue_combat_triggers(table, bf)
+
+
+def designate(table: "Table") -> bool:
+    """Cleanup step 2: units at the combat take their controller's designation."""
+    s = table.state
+    changed = False
+    for unit in list(s.units.values()):
+        wanted = None
+        if s.attacker and unit.at == s.contest_at:
+            if unit.controller == s.attacker:
+                wanted = "attacker"
+            elif unit.controller == s.defender:
+                wanted = "defender"
+        if unit.designation != wanted:
+            table.update_unit(unit.id, designation=wanted)
+            changed = True
+    return changed
+
+
+def _queue_combat_triggers(table: "Table", bf: str) -> None:
+    """Attack and defend triggers: the Attacker's first, the Defender's last (rules 11.4)."""
+    s = table.state
+    for unit in s.units_at(bf):
+        event = {"attacker": "attack", "defender": "defend"}.get(unit.designation or "")
+        if event is None:
+            continue
+        rank = 0 if unit.controller == s.attacker else 2
+        for trigger in unit.triggers:
+            if trigger.when == event:
+                item = ChainItem(
+                    kind="trigger",
+                    label=f"{unit.id}:{event}",
+                    controller=unit.controller,
+                    effect=trigger.effect,
+                    targets=trigger.targets,
+                    source=unit.id,
+                    where=unit.at,
+                )
+                chain.queue_trigger(table, item, (rank, unit.order))
+
+
+def all_passed(table: "Table") -> None:
+    """Every player passed Focus in a row: the Showdown's passes end it (CR 347)."""
+    s = table.state
+    s.focus = s.priority = None
+    s.passes = 0
+    table.send(battlefield_key(s.contest_at), "showdown_ends")
+
+
+def end_non_combat_showdown(table: "Table", bf: str, rule: str) -> None:
+    """rules.md 5.6: the only player with units there establishes control; it is Neutral first."""
+    s = table.state
+    s.contest_at = None
+    table.say(f"The Showdown at {bf} ends", rule)
+    table.send("scheduler", "contest_over")
+    present = s.players_at(bf)
+    if len(present) == 1 and present[0] != s.fields[bf].controller:
+        scoring.establish_control(table, bf, present[0], "S 184.4")
+    elif not present:
+        table.say(f"Nobody's units remain at {bf}; nobody claims it", "S 184.4")
+    table.try_send(battlefield_key(bf), "clear_contested")

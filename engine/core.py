@@ -1,0 +1,113 @@
+"""The engine's working object: a game state, the runtime that moves its charts, and the trace.
+
+Every rules procedure in ``engine`` is a function of a :class:`Table`. The public facade is
+:class:`engine.game.Game`; a Table is what it drives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from .runtime import FastRuntime, Transition
+from .state import Field, GameState, Unit, battlefield_key
+
+
+@dataclass(frozen=True)
+class TransitionTaken:
+    """What an observer hears for every transition: enough to animate or log it."""
+
+    chart: str  # "battlefield:A", "focus", "priority", "scheduler" or "turn"
+    source: str
+    target: str
+    event: str
+    rule: str
+
+
+Observer = Callable[[TransitionTaken], None]
+
+
+class Table:
+    """A game in play: state, runtime, trace lines and observers."""
+
+    def __init__(self, state: GameState, runtime: Any | None = None):
+        self.state = state
+        self.runtime = runtime or FastRuntime()
+        self.lines: list[str] = []
+        self.taken: list[TransitionTaken] = []
+        self.observers: list[Observer] = []
+        self.tracing = True
+
+    # --- the trace ----------------------------------------------------------------------
+
+    def say(self, text: str, rule: str | None = None) -> None:
+        if self.tracing:
+            self.lines.append(f"{text} ({rule})" if rule else text)
+
+    # --- sending events to the charts ------------------------------------------------------
+
+    def send(self, key: str, event: str, **args: Any) -> list[Transition]:
+        """Send ``event`` to the chart at ``key``; run the actions of what it takes."""
+        from .models import model_for
+
+        model = model_for(self, key, args)
+        chosen = self.runtime.send(self.state, key, _chart_name(key), event, model)
+        for t in chosen:
+            step = TransitionTaken(key, t.source, t.target, t.event, t.rule)
+            if self.tracing:
+                self.taken.append(step)
+            for observer in self.observers:
+                observer(step)
+            model.transition = t
+            for action in t.actions:
+                getattr(model, action)()
+        return chosen
+
+    def can(self, key: str, event: str, **args: Any) -> bool:
+        from .models import model_for
+
+        return self.runtime.enabled(self.state, key, _chart_name(key), event, model_for(self, key, args))
+
+    def try_send(self, key: str, event: str, **args: Any) -> bool:
+        """Send ``event`` only where the chart takes it (Cleanup's checks); say if it did."""
+        if self.can(key, event, **args):
+            return bool(self.send(key, event, **args))
+        return False
+
+    def broadcast(self, event: str) -> None:
+        """Chain events go to every battlefield (a Harel broadcast) and to the Focus chart."""
+        for bf in self.state.fields:
+            self.try_send(battlefield_key(bf), event)
+        self.try_send("focus", event)
+
+    # --- small state updates ------------------------------------------------------------
+
+    def unit(self, uid: str) -> Unit:
+        return self.state.units[uid]
+
+    def update_unit(self, uid: str, **changes: Any) -> Unit:
+        unit = replace(self.state.units[uid], **changes)
+        self.state.units[uid] = unit
+        return unit
+
+    def field(self, bf: str) -> Field:
+        return self.state.fields[bf]
+
+    def update_field(self, bf: str, **changes: Any) -> Field:
+        f = replace(self.state.fields[bf], **changes)
+        self.state.fields[bf] = f
+        return f
+
+    def in_state(self, key: str, state: str) -> bool:
+        return state in self.state.configs[key]
+
+    def name(self, oid: str) -> str:
+        """An object's id, with its display name where it has one."""
+        s = self.state
+        named = s.units.get(oid) or s.fields.get(oid)
+        label = getattr(named, "name", None)
+        return f"{oid} ({label})" if label else oid
+
+
+def _chart_name(key: str) -> str:
+    return key.split(":", 1)[0]

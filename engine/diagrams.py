@@ -1,0 +1,362 @@
+"""Diagrams of the charts, drawn from the compiled tables of their definitions.
+
+Nothing here is written by hand or taken from python-statemachine's ``DotGraphMachine``,
+whose DOT names nodes by ``id()`` and so changes from run to run. States are visited in
+document order (``StateInfo.order``) and transitions in ``Transition.order``, and every
+name comes from a state id, so the same definitions always give the same DOT and Mermaid
+text, byte for byte. That is what the drift test of ``diagrams/`` compares; SVG and PNG
+depend on the installed Graphviz (its version is in an SVG comment) and are not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from pathlib import Path
+
+import graphviz
+
+from engine.runtime import CompiledChart, Transition, compiled
+from statecharts import CHARTS
+
+#: Fill and border of a lit (active) state, and the colour of a taken transition.
+ACTIVE_FILL = "#ffd966"
+ACTIVE_CLUSTER_FILL = "#fff2cc"
+ACTIVE_BORDER = "#bf9000"
+TAKEN_COLOUR = "#c00000"
+
+#: File suffix of every format :func:`write_diagrams` knows.
+SUFFIXES = {"dot": ".dot", "svg": ".svg", "png": ".png", "mermaid": ".mmd", "scxml": ".scxml"}
+
+INDENT = "  "
+
+
+# --- shared -------------------------------------------------------------------------------
+
+
+def transition_label(transition: Transition) -> str:
+    """``event [guard] (rule)``: how a transition reads in every diagram."""
+    parts = [transition.event]
+    if transition.guards:
+        parts.append(f"[{transition.guard_text()}]")
+    if transition.rule:
+        parts.append(f"({transition.rule})")
+    return " ".join(parts)
+
+
+def _children(chart: CompiledChart, state_id: str | None) -> list[str]:
+    """Children in document order; ``None`` stands for the chart itself."""
+    if state_id is None:
+        return list(chart.root_ids)
+    return list(chart.states[state_id].children)
+
+
+def _initial_root(chart: CompiledChart) -> str:
+    return next(s for s in chart.root_ids if s in chart.initial)
+
+
+def _in_parallel(chart: CompiledChart, state_id: str) -> bool:
+    parent = chart.states[state_id].parent
+    return parent is not None and chart.states[parent].kind == "parallel"
+
+
+# --- DOT ----------------------------------------------------------------------------------
+
+
+def chart_dot(
+    name: str,
+    active: frozenset[str] = frozenset(),
+    taken: Collection[Transition] = (),
+) -> str:
+    """Graphviz DOT text of chart ``name``, with the states in ``active`` lit and the
+    transitions in ``taken`` highlighted.
+
+    Compound and parallel states are nested clusters; the regions of a parallel state are
+    dashed clusters labelled ``region``. A small point marks each initial state. Graphviz
+    cannot draw an edge to a cluster, so an edge to or from a compound or parallel state is
+    drawn to a representative node inside it and clipped at the cluster's border
+    (``lhead``/``ltail`` with ``compound=true``).
+    """
+    chart = compiled(name)
+    taken_set = frozenset(taken)
+    lines = [
+        f"digraph {_q(name)} {{",
+        f"{INDENT}graph [compound=true, rankdir=LR, fontname=Helvetica, "
+        f"label={_q(name)}, labelloc=t];",
+        f"{INDENT}node [shape=box, style=rounded, fontname=Helvetica];",
+        f"{INDENT}edge [fontname=Helvetica, fontsize=10];",
+    ]
+    lines += _dot_initial_marker(chart, None, 1)
+    for root in chart.root_ids:
+        lines += _dot_state(chart, root, active, 1)
+    for transition in chart.transitions:
+        lines += _dot_transition(chart, transition, transition in taken_set)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _dot_state(
+    chart: CompiledChart, state_id: str, active: frozenset[str], depth: int
+) -> list[str]:
+    info = chart.states[state_id]
+    pad = INDENT * depth
+    if info.kind == "atomic" and not _in_parallel(chart, state_id):
+        return [f"{pad}{_q(state_id)} [{_atomic_style(state_id in active)}];"]
+    lines = [f"{pad}subgraph {_q('cluster_' + state_id)} {{"]
+    lines += [f"{pad}{INDENT}{attr};" for attr in _cluster_attributes(chart, state_id, active)]
+    if info.kind == "atomic":
+        # an atomic region still gets its dashed frame; the state itself sits inside it
+        lines.append(f"{pad}{INDENT}{_q(state_id)} [{_atomic_style(state_id in active)}];")
+    else:
+        lines += _dot_initial_marker(chart, state_id, depth + 1)
+        for child in info.children:
+            lines += _dot_state(chart, child, active, depth + 1)
+    lines.append(f"{pad}}}")
+    return lines
+
+
+def _atomic_style(lit: bool) -> str:
+    if lit:
+        return f'style="rounded,filled,bold", fillcolor="{ACTIVE_FILL}", penwidth=2'
+    return 'style="rounded"'
+
+
+def _cluster_attributes(chart: CompiledChart, state_id: str, active: frozenset[str]) -> list[str]:
+    info = chart.states[state_id]
+    label = state_id
+    if info.kind == "parallel":
+        label = f"{state_id} (parallel)"
+    style = ["rounded", "filled"]
+    if _in_parallel(chart, state_id):
+        # the orthogonal regions of a parallel state: dashed frames, named as regions
+        label = f"region: {state_id}"
+        style.append("dashed")
+    lit = state_id in active
+    if lit:
+        style.append("bold")
+    # every attribute is set on every cluster: a subgraph inherits its parent's attributes,
+    # and an inactive cluster must not show a lit ancestor's colours (hence the white fill)
+    return [
+        f"label={_q(label)}",
+        f"style={_q(','.join(style))}",
+        f"fillcolor={_q(ACTIVE_CLUSTER_FILL if lit else 'white')}",
+        f"color={_q(ACTIVE_BORDER if lit else 'black')}",
+        f"penwidth={2 if lit else 1}",
+    ]
+
+
+def _dot_initial_marker(chart: CompiledChart, parent: str | None, depth: int) -> list[str]:
+    """The small point that marks the initial child of ``parent`` (of the chart if None)."""
+    if parent is not None and chart.states[parent].kind != "compound":
+        return []  # a parallel state enters every region; an atomic one has no children
+    initial = _initial_root(chart) if parent is None else chart.states[parent].initial
+    marker = _marker_id(parent)
+    pad = INDENT * depth
+    edge = [f"lhead={_q('cluster_' + initial)}"] if _is_cluster(chart, initial) else []
+    return [
+        f'{pad}{_q(marker)} [shape=point, width=0.12, label=""];',
+        f"{pad}{_q(marker)} -> {_q(_representative(chart, initial))}"
+        + (f" [{', '.join(edge)}]" if edge else "")
+        + ";",
+    ]
+
+
+def _marker_id(parent: str | None) -> str:
+    # '#' cannot occur in a state id (a Python identifier), so this never collides with one
+    return "initial#" if parent is None else f"initial#{parent}"
+
+
+def _is_cluster(chart: CompiledChart, state_id: str) -> bool:
+    return chart.states[state_id].kind != "atomic" or _in_parallel(chart, state_id)
+
+
+def _representative(chart: CompiledChart, state_id: str) -> str:
+    """The node an edge to or from ``state_id`` attaches to.
+
+    A compound state is represented by its initial marker (entering it goes there), a
+    parallel state by its first region's representative, an atomic state by itself.
+    """
+    info = chart.states[state_id]
+    if info.kind == "compound":
+        return _marker_id(state_id)
+    if info.kind == "parallel":
+        return _representative(chart, info.children[0])
+    return state_id
+
+
+def _dot_transition(chart: CompiledChart, transition: Transition, highlighted: bool) -> list[str]:
+    lines = []
+    source = transition.source
+    for target in transition.targets:
+        attributes = [f"label={_q(transition_label(transition))}"]
+        # clip at a cluster's border, except when one end lies inside the other's cluster,
+        # which Graphviz rejects (and which would hide the edge)
+        if _is_cluster(chart, target) and not chart.is_descendant(source, target):
+            attributes.append(f"lhead={_q('cluster_' + target)}")
+        if _is_cluster(chart, source) and not chart.is_descendant(target, source):
+            attributes.append(f"ltail={_q('cluster_' + source)}")
+        if highlighted:
+            attributes += [
+                f"color={_q(TAKEN_COLOUR)}",
+                f"fontcolor={_q(TAKEN_COLOUR)}",
+                "penwidth=2.5",
+            ]
+        tail = _representative(chart, source)
+        head = _representative(chart, target)
+        lines.append(f"{INDENT}{_q(tail)} -> {_q(head)} [{', '.join(attributes)}];")
+    return lines
+
+
+def _q(text: str) -> str:
+    """A DOT double-quoted string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+# --- Mermaid ------------------------------------------------------------------------------
+
+
+def chart_mermaid(name: str, active: frozenset[str] = frozenset()) -> str:
+    """Mermaid ``stateDiagram-v2`` text of chart ``name``; states in ``active`` are lit.
+
+    Composite states nest; the regions of a parallel state are separated by ``--``. Mermaid
+    cannot reliably draw a transition declared outside the composite state that holds both
+    its ends, so each transition is declared in the innermost state containing both.
+    """
+    chart = compiled(name)
+    placed = _transitions_by_scope(chart)
+    lines = ["stateDiagram-v2"]
+    lines += _mermaid_body(chart, None, placed, 1)
+    lit = [
+        s
+        for s in sorted(active, key=lambda s: chart.states[s].order)
+        if chart.states[s].kind == "atomic"
+    ]
+    if lit:
+        lines.append(f"{INDENT}classDef active fill:{ACTIVE_FILL},font-weight:bold")
+        lines.append(f"{INDENT}class {','.join(lit)} active")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_body(
+    chart: CompiledChart,
+    parent: str | None,
+    placed: dict[str | None, list[Transition]],
+    depth: int,
+) -> list[str]:
+    pad = INDENT * depth
+    lines = []
+    if parent is None or chart.states[parent].kind == "compound":
+        initial = _initial_root(chart) if parent is None else chart.states[parent].initial
+        lines.append(f"{pad}[*] --> {initial}")
+    parallel = parent is not None and chart.states[parent].kind == "parallel"
+    for index, child in enumerate(_children(chart, parent)):
+        if parallel and index:
+            lines.append(f"{pad}--")
+        lines += _mermaid_state(chart, child, placed, depth)
+    for transition in placed.get(parent, ()):
+        for target in transition.targets:
+            label = _mermaid_text(transition_label(transition))
+            lines.append(f"{pad}{transition.source} --> {target} : {label}")
+    return lines
+
+
+def _mermaid_state(
+    chart: CompiledChart,
+    state_id: str,
+    placed: dict[str | None, list[Transition]],
+    depth: int,
+) -> list[str]:
+    pad = INDENT * depth
+    if chart.states[state_id].kind == "atomic":
+        return [f"{pad}state {state_id}"]
+    return [
+        f"{pad}state {state_id} {{",
+        *_mermaid_body(chart, state_id, placed, depth + 1),
+        f"{pad}}}",
+    ]
+
+
+def _transitions_by_scope(chart: CompiledChart) -> dict[str | None, list[Transition]]:
+    """Transitions grouped by the innermost non-atomic state that holds source and targets.
+
+    A parallel state's body is split by ``--`` into regions, so a transition is never
+    declared directly in it: it goes to the region (or further out) instead.
+    """
+    placed: dict[str | None, list[Transition]] = {}
+    for transition in chart.transitions:
+        scope = _common_scope(chart, (transition.source, *transition.targets))
+        placed.setdefault(scope, []).append(transition)
+    return placed
+
+
+def _common_scope(chart: CompiledChart, states: Iterable[str]) -> str | None:
+    states = list(states)
+    for candidate in chart.ancestors(states[0])[1:]:
+        if chart.states[candidate].kind != "compound":
+            continue
+        if all(chart.is_descendant(s, candidate) and s != candidate for s in states):
+            return candidate
+    return None
+
+
+def _mermaid_text(text: str) -> str:
+    """Label text that cannot end a Mermaid statement early (entity codes for : ; #)."""
+    text = " ".join(text.split())
+    return text.replace("#", "#35;").replace(":", "#58;").replace(";", "#59;")
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def render_svg(dot_text: str) -> str:
+    """Render DOT text to SVG with Graphviz's ``dot``.
+
+    The SVG is kept as Graphviz writes it, version comment included: it carries no time or
+    path, and drift is checked on the DOT text, not on SVG bytes.
+    """
+    return graphviz.Source(dot_text).pipe(format="svg").decode("utf-8")
+
+
+def render_png(dot_text: str) -> bytes:
+    """Render DOT text to PNG with Graphviz's ``dot``."""
+    return graphviz.Source(dot_text).pipe(format="png")
+
+
+def write_diagrams(
+    out_dir: str | Path, formats: Collection[str] = ("dot", "svg", "mermaid")
+) -> list[Path]:
+    """Write ``<chart>.<suffix>`` for every chart and every format; return the paths, sorted.
+
+    Formats: ``dot``, ``svg``, ``png``, ``mermaid`` (``.mmd``) and ``scxml``.
+    """
+    unknown = sorted(set(formats) - set(SUFFIXES))
+    if unknown:
+        raise ValueError(f"unknown diagram format(s) {unknown}; known: {sorted(SUFFIXES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in sorted(CHARTS):
+        for fmt in formats:
+            path = out / f"{name}{SUFFIXES[fmt]}"
+            content = _render(name, fmt)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                # newline="\n": the same bytes on every platform
+                path.write_text(content, encoding="utf-8", newline="\n")
+            written.append(path)
+    return sorted(written)
+
+
+def _render(name: str, fmt: str) -> str | bytes:
+    if fmt == "dot":
+        return chart_dot(name)
+    if fmt == "svg":
+        return render_svg(chart_dot(name))
+    if fmt == "png":
+        return render_png(chart_dot(name))
+    if fmt == "mermaid":
+        return chart_mermaid(name)
+    from engine.scxml import chart_scxml  # only this format needs the SCXML exporter
+
+    return chart_scxml(name)

@@ -1,0 +1,306 @@
+"""What cards and abilities do: effects, arrivals, deaths and triggers (scenario-format.md).
+
+Moves made by effects are not Standard Moves (rules 11.8): they do not exhaust and ignore
+phase, Ganking and exhaustion, but not the destination rules of rules.md section 8.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+from . import chain, scoring
+from .state import Card, ChainItem, GameState, Unit, battlefield_key, trigger_from
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who "you" is and what the effect aims at."""
+
+    you: str | None
+    targets: tuple[str, ...]
+    to: str | None
+    chosen_to: bool  # the destination was chosen as the card was played
+    source: str | None
+
+
+# --- destinations (rules.md section 8) ---------------------------------------------------
+
+
+def destination_problem(s: GameState, player: str, bf: str) -> tuple[str, str] | None:
+    """Why ``player``'s units may not go to ``bf`` now, as (reason, rule); None if they may."""
+    f = s.fields[bf]
+    present = s.players_at(bf)
+    if any(p != player and not s.opponents(player, p) for p in present):
+        return ("a teammate has units there", "seed 001")
+    if f.controller and f.controller != player and not s.opponents(player, f.controller):
+        return ("a teammate controls it", "seed 001")
+    combatants = _combatants(s, bf)
+    if combatants and player not in combatants:
+        return ("a Combat there does not involve them", "CR 442.2.a")
+    if len([p for p in present if p != player]) >= 2:
+        return ("units of three players would share it", "CR 444.2")
+    return None
+
+
+def _combatants(s: GameState, bf: str) -> set[str]:
+    """The two players of a staged or ongoing Combat there (rules 11.10: two opposing players
+    with units there count as one already)."""
+    if s.contest_at == bf and s.attacker:
+        return {s.attacker, s.defender}
+    present = s.players_at(bf)
+    if "combat_staged" in s.bf_config(bf) or any(
+        s.opponents(a, b) for a in present for b in present
+    ):
+        return set(present)
+    return set()
+
+
+# --- units arriving, leaving, dying ---------------------------------------------------------
+
+
+def arrive(table: "Table", uid: str, bf: str) -> None:
+    """A unit becomes present at a battlefield: Contested as S 184.3.a says."""
+    table.send(battlefield_key(bf), "unit_arrives", player=table.unit(uid).controller)
+
+
+def move(table: "Table", uid: str, to: str, rule: str) -> None:
+    unit = table.unit(uid)
+    if to == unit.at:
+        return
+    table.update_unit(uid, at=to)
+    where = f"{unit.controller}'s base" if to == "base" else to
+    table.say(f"{table.name(uid)} moves to {where}", rule)
+    if to != "base":
+        arrive(table, uid, to)
+    fire(table, unit_id=uid, event="move")
+
+
+def recall(table: "Table", uid: str, rule: str) -> None:
+    """To its controller's base; a Recall is not a Move (no Contested, no move trigger)."""
+    unit = table.unit(uid)
+    if unit.at == "base":
+        return
+    table.update_unit(uid, at="base", designation=None)
+    table.say(f"{table.name(uid)} is recalled to {unit.controller}'s base", rule)
+
+
+def die(table: "Table", uid: str, rule: str) -> None:
+    unit = table.unit(uid)
+    table.update_unit(uid, at="trash", designation=None, damage=0, stunned=False)
+    table.say(f"{table.name(uid)} dies", rule)
+    fire(table, unit=unit, event="die")
+
+
+def enter_board(
+    table: "Table", uid: str, player: str, template: Card, to: str, rule: str, played: bool
+) -> None:
+    s = table.state
+    old = s.units.get(uid)
+    s.units[uid] = Unit(
+        id=uid,
+        name=template.name,
+        owner=old.owner if old else player,
+        controller=player,
+        might=template.might,
+        at=to,
+        order=s.next_order,
+        keywords=template.keywords,
+        triggers=template.triggers,
+    )
+    s.next_order += 1
+    where = f"{player}'s base" if to == "base" else to
+    table.say(f"{table.name(uid)} enters the board at {where}", rule)
+    if to != "base":
+        arrive(table, uid, to)
+    if played:
+        fire(table, unit_id=uid, event="play")
+
+
+def fire(table: "Table", event: str, unit_id: str | None = None, unit: Unit | None = None) -> None:
+    """Queue a unit's triggers for ``event``; the source's controller controls them (11.4)."""
+    unit = unit or table.unit(unit_id)
+    for trigger in unit.triggers:
+        if trigger.when == event:
+            item = ChainItem(
+                kind="trigger",
+                label=f"{unit.id}:{event}",
+                controller=unit.controller,
+                effect=trigger.effect,
+                targets=trigger.targets,
+                source=unit.id,
+                where=unit.at,
+            )
+            chain.queue_trigger(table, item, (chain.turn_order_rank(table, unit.controller), unit.order))
+
+
+# --- resolving a chain item ----------------------------------------------------------------
+
+
+def resolve_item(table: "Table", item: ChainItem) -> None:
+    s = table.state
+    if item.kind == "add":
+        table.say(f"{item.controller}'s Add ability resolves", "CR 416")
+        return
+    if item.card is not None and item.card.type == "unit":
+        to = item.to or "base"
+        if to != "base" and destination_problem(s, item.controller, to):
+            to = "base"
+        enter_board(table, item.card.id, item.controller, item.card, to, "CR 355", played=True)
+        return
+    context = Context(
+        you=item.controller,
+        targets=_select(s, item),
+        to=item.to,
+        chosen_to=item.chosen_to,
+        source=item.source,
+    )
+    run(table, item.effect, context)
+
+
+def _select(s: GameState, item: ChainItem) -> tuple[str, ...]:
+    selector = item.targets
+    if selector is None:
+        return ()
+    if selector == "self":
+        return (item.source,) if item.source in s.units else ()
+    if selector == "enemies_here":
+        you = item.controller
+        return tuple(
+            u.id
+            for u in s.units_at(item.where or "")
+            if you is not None and s.opponents(you, u.controller)
+        ) if item.where and item.where in s.fields else ()
+    return tuple(selector)
+
+
+def run(table: "Table", effect: Mapping[str, Any], ctx: Context) -> None:
+    ((kind, arg),) = effect.items()
+    if kind == "sequence":
+        for part in arg:
+            run(table, part, ctx)
+        return
+    if kind in ("gain_points", "draw"):
+        _you_effect(table, kind, arg, ctx)
+        return
+    if kind == "play_unit":
+        _play_unit(table, arg, ctx)
+        return
+    named = isinstance(arg, Mapping) and "units" in arg
+    units = [uid for uid in (arg["units"] if named else ctx.targets) if _on_board(table, uid)]
+    if kind == "move":
+        _move_effect(table, units, arg, ctx)
+    elif kind == "stun":
+        for uid in units:
+            table.update_unit(uid, stunned=True)
+            table.say(f"{table.name(uid)} is stunned", "CR 410")
+    elif kind == "kill":
+        for uid in units:
+            die(table, uid, "CR 415")
+    elif kind == "damage":
+        for uid in units:
+            table.update_unit(uid, damage=table.unit(uid).damage + arg)
+            table.say(f"{table.name(uid)} is dealt {arg} damage", "CR 404")
+    elif kind == "recall":
+        for uid in units:
+            recall(table, uid, "CR 433")
+    elif kind == "return_to_hand":
+        for uid in units:
+            _return_to_hand(table, uid)
+    elif kind == "take_control":
+        for uid in units:
+            _take_control(table, uid, ctx)
+    else:  # the loader accepts only the effects above
+        raise ValueError(f"unknown effect {kind!r}")
+
+
+def _on_board(table: "Table", uid: str) -> bool:
+    unit = table.state.units.get(uid)
+    return unit is not None and unit.on_board
+
+
+def _move_effect(table: "Table", units: list[str], arg: Any, ctx: Context) -> None:
+    s = table.state
+    to = (arg.get("to") if isinstance(arg, Mapping) else None) or ctx.to
+    if to is None:
+        return
+    for uid in units:
+        if to != "base":
+            problem = destination_problem(s, table.unit(uid).controller, to)
+            if problem:
+                table.say(
+                    f"{table.name(uid)} cannot go to {to} ({problem[0]}): recalled instead",
+                    problem[1],
+                )
+                recall(table, uid, problem[1])
+                continue
+        move(table, uid, to, "CR 427")
+
+
+def _play_unit(table: "Table", arg: Mapping[str, Any], ctx: Context) -> None:
+    s = table.state
+    uid = arg["id"]
+    if ctx.you is None:
+        table.say(f"{uid} is not played: \"you\" is no one", "S 184.6.c")
+        return
+    if uid in s.units and s.units[uid].on_board:
+        table.say(f"{uid} is already on the board; no second one is made", "CR 406")
+        return
+    to = arg.get("to") or ctx.to or "base"
+    if to != "base":
+        problem = destination_problem(s, ctx.you, to)
+        if problem:
+            table.say(f"{uid} cannot be played to {to} ({problem[0]}): it enters the base", problem[1])
+            to = "base"
+    template = Card(
+        id=uid,
+        name=arg.get("name"),
+        type="unit",
+        timing="none",
+        might=arg["might"],
+        keywords=tuple(arg.get("keywords", ())),
+        triggers=tuple(trigger_from(t) for t in arg.get("triggers", ())),
+    )
+    enter_board(table, uid, ctx.you, template, to, "CR 406", played=False)
+
+
+def _you_effect(table: "Table", kind: str, amount: int, ctx: Context) -> None:
+    if ctx.you is None:
+        table.say(f"{kind} does nothing: \"you\" is no one here", "S 184.6.c")
+        return
+    if kind == "draw":
+        scoring.draw(table, ctx.you, amount)
+    else:
+        scoring.add_points(table, ctx.you, amount)
+        table.say(f"{ctx.you} gains {amount} point{'s' if amount != 1 else ''}", "CR 466")
+
+
+def _return_to_hand(table: "Table", uid: str) -> None:
+    unit = table.unit(uid)
+    card = Card(
+        id=uid,
+        name=unit.name,
+        type="unit",
+        timing="none",
+        might=unit.might,
+        keywords=unit.keywords,
+        triggers=unit.triggers,
+    )
+    table.update_unit(uid, at="hand", designation=None, damage=0, stunned=False, exhausted=False,
+                      controller=unit.owner)
+    table.state.hands[unit.owner].append(card)
+    table.say(f"{table.name(uid)} returns to {unit.owner}'s hand", "CR 409")
+
+
+def _take_control(table: "Table", uid: str, ctx: Context) -> None:
+    unit = table.unit(uid)
+    if ctx.you is None or unit.controller == ctx.you:
+        return
+    at = unit.at
+    table.update_unit(uid, controller=ctx.you)
+    table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
+    if at in table.state.fields:
+        arrive(table, uid, at)  # rules 11.8: a change of controller there is becoming present

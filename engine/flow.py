@@ -1,0 +1,43 @@
+"""After every action the game runs on by itself until a player must act (rules 11.9).
+
+Cleanup runs; a Combat past its Showdown steps through damage and resolution; a turn that was
+ended runs through its phases to the next Main phase. Whatever needs a player stops it: a
+chain waiting for passes, a Showdown waiting for its Focus holder, a pending choice, a winner.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import cleanup
+from .state import battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+def settle(table: "Table") -> None:
+    s = table.state
+    for _ in range(10_000):
+        if s.winner or s.pending:
+            return
+        if s.contest_at and "damage_step" in s.bf_config(s.contest_at):
+            # no priority window in the damage step, and no Cleanup before task 1 (11.5)
+            key = battlefield_key(s.contest_at)
+            table.send(key, "deal_damage")
+            table.send(key, "resolve_task")
+            continue
+        cleanup.run(table)
+        if s.winner or s.pending or not s.chain_open:
+            return
+        if s.contest_at:
+            if "resolution" in s.bf_config(s.contest_at):
+                table.send(battlefield_key(s.contest_at), "resolve_task")
+                continue
+            return  # the Focus holder acts
+        if s.phase != "main":
+            table.send("turn", "advance")
+            continue
+        s.priority = s.turn_player
+        return
+    raise RuntimeError("the game did not settle")

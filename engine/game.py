@@ -1,0 +1,190 @@
+"""The public API: a game another program can drive.
+
+    from engine import Game
+    game = Game.from_scenario("scenarios/001_empty_battlefield_showdown.yaml")
+    while not game.is_over and game.legal_actions():
+        game.apply(game.legal_actions()[0])
+
+Actions are the typed values of :mod:`engine.actions`. An illegal one raises
+:class:`IllegalAction` and leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable, Mapping
+
+from . import actions, snapshot
+from .actions import Action
+from .core import Observer, Table
+from .errors import IllegalAction
+from .runtime import FastRuntime
+from .scenario import Scenario, load_scenario
+from .state import Card, Field, GameState, Unit, battlefield_key, initial_configs, trigger_from
+from .view import view
+
+
+class Game:
+    """A Riftbound position in play, driven by actions."""
+
+    def __init__(self, state: GameState, runtime: Any | None = None):
+        self._table = Table(state, runtime)
+        self.log: list[Action] = []
+
+    # --- making one --------------------------------------------------------------------
+
+    @classmethod
+    def from_scenario(
+        cls,
+        source: str | os.PathLike | Mapping | Scenario,
+        *,
+        rules: str | None = None,
+        runtime: Any | None = None,
+    ) -> "Game":
+        """The setup of a scenario (a path, a dict or a loaded Scenario); its steps are not played."""
+        scenario = source if isinstance(source, Scenario) else load_scenario(source)
+        if rules:
+            scenario = scenario.with_rules(rules)
+        return cls(setup_state(scenario, runtime or FastRuntime()), runtime)
+
+    # --- playing ---------------------------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of every player who may act now."""
+        return actions.legal(self._table.state)
+
+    def check(self, action: Action) -> None:
+        """Raise IllegalAction if ``action`` is not legal now."""
+        actions.check(self._table.state, action)
+
+    def apply(self, action: Action) -> list[str]:
+        """Take ``action``; returns the trace lines it produced."""
+        table = self._table
+        actions.check(table.state, action)
+        before = table.state.copy()
+        start = len(table.lines)
+        try:
+            actions.perform(table, action)
+        except IllegalAction:
+            table.state = before
+            del table.lines[start:]
+            raise
+        self.log.append(action)
+        return table.lines[start:]
+
+    @property
+    def is_over(self) -> bool:
+        return self._table.state.winner is not None
+
+    @property
+    def winner(self) -> str | None:
+        return self._table.state.winner
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """The state view of scenario-format.md."""
+        return view(self._table.state)
+
+    @property
+    def trace(self) -> list[str]:
+        """Every trace line so far, in the words of the rules."""
+        return list(self._table.lines)
+
+    @property
+    def configurations(self) -> dict[str, frozenset[str]]:
+        """Each chart's active states, keyed ``battlefield:A``, ``focus``, ``priority``..."""
+        return dict(self._table.state.configs)
+
+    def observe(self, observer: Observer) -> None:
+        """Call ``observer`` with every transition taken from now on."""
+        self._table.observers.append(observer)
+
+    @property
+    def state(self) -> GameState:
+        """The underlying state value (read it; change it only through actions)."""
+        return self._table.state
+
+    # --- snapshots -------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole game state as JSON-ready data."""
+        return snapshot.dump(self._table.state)
+
+    @classmethod
+    def restore(cls, data: Mapping[str, Any], runtime: Any | None = None) -> "Game":
+        return cls(snapshot.load(data), runtime)
+
+    def to_json(self) -> str:
+        return json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str, runtime: Any | None = None) -> "Game":
+        return cls.restore(json.loads(text), runtime)
+
+    def replay(self, log: Iterable[Action]) -> None:
+        for action in log:
+            self.apply(action)
+
+
+def setup_state(scenario: Scenario, runtime: Any) -> GameState:
+    """The position a scenario sets up: the turn player's Main phase, Neutral Open (taken as
+    given: nothing triggers and no Cleanup runs)."""
+    fields = {
+        b.id: Field(b.id, b.name, i, None, None, tuple(b.scored_this_turn), tuple(map(trigger_from, b.abilities)))
+        for i, b in enumerate(scenario.battlefields)
+    }
+    units = {}
+    for order, u in enumerate(scenario.units):
+        units[u.id] = Unit(
+            id=u.id,
+            name=u.name,
+            owner=u.controller,
+            controller=u.controller,
+            might=u.might,
+            at=u.at,
+            order=order,
+            exhausted=u.exhausted,
+            stunned=u.stunned,
+            damage=u.damage,
+            keywords=tuple(u.keywords),
+            triggers=tuple(map(trigger_from, u.triggers)),
+        )
+    hands: dict[str, list[Card | None]] = {}
+    for player, cards in scenario.hands.items():
+        hands[player] = [
+            Card(
+                id=c.id,
+                name=c.name,
+                type=c.type,
+                timing=c.timing,
+                effect=c.effect,
+                might=c.unit.might if c.unit else 0,
+                keywords=tuple(c.unit.keywords) if c.unit else (),
+                triggers=tuple(map(trigger_from, c.unit.triggers)) if c.unit else (),
+            )
+            for c in cards
+        ]
+    state = GameState(
+        players=tuple(scenario.players),
+        teams=tuple(tuple(t) for t in scenario.teams) if scenario.teams else None,
+        profile=scenario.rules,
+        victory_score=scenario.victory_score,
+        manual_damage=scenario.manual_damage,
+        turn_player=scenario.turn_player,
+        scores=dict(scenario.scores),
+        deck=dict(scenario.deck),
+        hands=hands,
+        units=units,
+        fields=fields,
+        configs=initial_configs(list(fields)),
+        priority=scenario.turn_player,
+        next_order=len(units),
+    )
+    table = Table(state, runtime)
+    table.tracing = False
+    for b in scenario.battlefields:
+        if b.controller:
+            table.send(battlefield_key(b.id), "establish_control", player=b.controller)
+    return state

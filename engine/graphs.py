@@ -1,0 +1,108 @@
+"""Each chart as a networkx graph, read from the compiled tables of its definition.
+
+Nodes are state ids; edges are transitions. Two transitions often join the same pair of
+states (``holding -> holding`` three times in the Focus chart, told apart only by event,
+guard and rule), so the graph is a :class:`networkx.MultiDiGraph`. That is still a
+:class:`networkx.DiGraph` subclass, so directed-graph algorithms and ``isinstance`` checks
+keep working, and no transition is lost by being folded into another.
+
+Every attribute is a string, a bool or an int so that GraphML, which has no list type, and
+node-link JSON carry exactly the same data.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+
+from engine.runtime import CompiledChart, Transition, compiled
+
+
+def chart_graph(name: str) -> nx.MultiDiGraph:
+    """The chart ``name`` as a graph: one node per state, one edge per transition target.
+
+    Node attributes: ``parent`` (``''`` at the top), ``kind`` (atomic, compound, parallel),
+    ``region`` (the nearest state, itself included, that is a child of a parallel state, or
+    ``''``), ``initial`` (the initial child of its parent), ``order`` (document order).
+
+    Edge attributes: ``event``, ``guard`` (``a and not b``, ``''`` if none), ``rule``,
+    ``actions`` (space separated), ``internal``, ``targets`` (space separated: one edge is
+    drawn per target of a multi-target transition) and ``order``. Edge keys are ``t<order>``
+    (``t<order>.<i>`` for the i-th target of a multi-target transition), unique in the
+    graph, so they also serve as GraphML edge ids.
+    """
+    chart = compiled(name)
+    graph = nx.MultiDiGraph(chart=name, initial=" ".join(_in_order(chart, chart.initial)))
+    for info in sorted(chart.states.values(), key=lambda s: s.order):
+        graph.add_node(
+            info.id,
+            parent=info.parent or "",
+            kind=info.kind,
+            region=region_of(chart, info.id),
+            initial=_is_initial_child(chart, info.id),
+            order=info.order,
+        )
+    for transition in chart.transitions:
+        for index, target in enumerate(transition.targets):
+            graph.add_edge(
+                transition.source,
+                target,
+                key=_edge_key(transition, index),
+                **_edge_attributes(transition),
+            )
+    return graph
+
+
+def region_of(chart: CompiledChart, state_id: str) -> str:
+    """The orthogonal region ``state_id`` lives in: the innermost ancestor-or-self whose
+    parent is a parallel state, or ``''`` outside any parallel state."""
+    for state in chart.ancestors(state_id):
+        parent = chart.states[state].parent
+        if parent is not None and chart.states[parent].kind == "parallel":
+            return state
+    return ""
+
+
+def write_graphml(name: str, path: str | Path) -> Path:
+    """Write the chart's graph as GraphML to ``path`` and return the path."""
+    path = Path(path)
+    nx.write_graphml(chart_graph(name), path)
+    return path
+
+
+def node_link_json(name: str) -> str:
+    """The chart's graph as node-link JSON, with sorted keys so the text is reproducible."""
+    data = nx.node_link_data(chart_graph(name), edges="edges")
+    return json.dumps(data, sort_keys=True, indent=2) + "\n"
+
+
+def _is_initial_child(chart: CompiledChart, state_id: str) -> bool:
+    parent = chart.states[state_id].parent
+    if parent is None:
+        # a top-level state is initial when the chart starts in it
+        return state_id in chart.initial
+    return chart.states[parent].initial == state_id
+
+
+def _in_order(chart: CompiledChart, states: frozenset[str]) -> list[str]:
+    return sorted(states, key=lambda s: chart.states[s].order)
+
+
+def _edge_key(transition: Transition, index: int) -> str:
+    if len(transition.targets) == 1:
+        return f"t{transition.order}"
+    return f"t{transition.order}.{index}"
+
+
+def _edge_attributes(transition: Transition) -> dict[str, str | bool | int]:
+    return {
+        "event": transition.event,
+        "guard": transition.guard_text(),
+        "rule": transition.rule,
+        "actions": " ".join(transition.actions),
+        "internal": transition.internal,
+        "targets": " ".join(transition.targets),
+        "order": transition.order,
+    }

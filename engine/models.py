@@ -1,0 +1,332 @@
+"""The charts' guards and actions, implemented over the game state.
+
+The charts name their guards and actions; each chart kind has one model class here whose
+methods carry those names. Guards only read. Actions are short and call the rules procedures
+of the other engine modules. A model is made for one event: ``args`` carries that event's data
+(which player arrives, who establishes control).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import chain, combat, contest, scoring, turn
+from .runtime import Transition
+from .state import battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+class Model:
+    def __init__(self, table: "Table", args: dict[str, Any]):
+        self.table = table
+        self.state = table.state
+        self.args = args
+        self.transition: Transition | None = None
+
+    def guard(self, name: str) -> bool:
+        return bool(getattr(self, name)())
+
+    @property
+    def rule(self) -> str:
+        return self.transition.rule if self.transition else ""
+
+    def say(self, text: str) -> None:
+        self.table.say(text, self.rule)
+
+
+class BattlefieldModel(Model):
+    def __init__(self, table: "Table", bf: str, args: dict[str, Any]):
+        super().__init__(table, args)
+        self.bf = bf
+        self.key = battlefield_key(bf)
+
+    @property
+    def config(self):
+        return self.state.configs[self.key]
+
+    @property
+    def f(self):
+        return self.state.fields[self.bf]
+
+    # --- guards ---------------------------------------------------------------------
+
+    def controller_has_no_units_here(self) -> bool:
+        return self.f.controller is not None and self.f.controller not in self.state.players_at(
+            self.bf
+        )
+
+    def control_is_frozen(self) -> bool:
+        if self.state.profile == "seed":
+            return "contested" in self.config  # S 184.3.c, 184.4.c
+        # cr-1.4: control is lost only in an Open state, where no contest is ongoing
+        return not self.state.chain_open or "showdown" in self.config
+
+    def arrival_contests(self) -> bool:
+        return self.args["player"] != self.f.controller
+
+    def applier_has_no_units_here(self) -> bool:
+        return self.f.applier not in self.state.players_at(self.bf)
+
+    def rival_units_remain(self) -> bool:
+        return any(p != self.f.controller for p in self.state.players_at(self.bf))
+
+    def contest_in_progress_here(self) -> bool:
+        return "showdown" in self.config
+
+    def combat_in_progress_here(self) -> bool:
+        return "combat" in self.config
+
+    def applier_has_units_here(self) -> bool:
+        return "contested" in self.config and self.f.applier in self.state.players_at(self.bf)
+
+    def opponents_face_off_here(self) -> bool:
+        if "contested" not in self.config:
+            return False
+        present = self.state.players_at(self.bf)
+        return any(self.state.opponents(a, b) for a in present for b in present)
+
+    def both_sides_remain(self) -> bool:
+        present = self.state.players_at(self.bf)
+        return self.state.attacker in present and self.state.defender in present
+
+    def conversion_due(self) -> bool:
+        # Cleanup step 10: only in Showdown Open, at the running non-combat Showdown
+        return self.state.chain_open and "non_combat" in self.config and "combat_staged" in self.config
+
+    def contest_staged_here(self) -> bool:
+        return "showdown_staged" in self.config or "combat_staged" in self.config
+
+    # --- actions: control and Contested ----------------------------------------------------
+
+    def take_control_of_battlefield(self) -> None:
+        player = self.args["player"]
+        self.table.update_field(self.bf, controller=player)
+        self.say(f"{self.bf}: {player} establishes control")
+
+    def lose_control_of_battlefield(self) -> None:
+        self.say(f"{self.bf}: {self.f.controller} loses control; nobody controls it")
+        self.table.update_field(self.bf, controller=None)
+
+    def apply_contested(self) -> None:
+        self.table.update_field(self.bf, applier=self.args["player"])
+        self.say(f"{self.bf}: Contested by {self.args['player']}")
+
+    def reinforce(self) -> None:
+        self.say(f"{self.bf}: {self.args['player']} controls it; nothing is applied")
+
+    def join_contest(self) -> None:
+        if self.args["player"] != self.f.applier:
+            self.say(f"{self.bf}: already Contested by {self.f.applier}; nothing is applied")
+
+    def remove_contested(self) -> None:
+        self.table.update_field(self.bf, applier=None)
+        self.say(f"{self.bf}: no longer Contested")
+
+    def reapply_contested(self) -> None:
+        rival = next(p for p in self.state.players_at(self.bf) if p != self.f.controller)
+        self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; {rival} applies Contested")
+        self.table.update_field(self.bf, applier=rival)
+
+    def remove_stale_contested(self) -> None:
+        self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; Contested removed")
+        self.table.update_field(self.bf, applier=None)
+
+    # --- actions: staging --------------------------------------------------------------
+
+    def note_showdown_staged(self) -> None:
+        self.say(f"Cleanup: Showdown staged at {self.bf}")
+
+    def drop_staged_showdown(self) -> None:
+        self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
+
+    def note_combat_staged(self) -> None:
+        self.say(f"Cleanup: Combat staged at {self.bf}")
+
+    def drop_staged_combat(self) -> None:
+        self.say(f"Cleanup: staged Combat at {self.bf} removed before it began")
+
+    # --- actions: the contest ----------------------------------------------------------
+
+    def begin_showdown(self) -> None:
+        contest.begin_showdown(self.table, self.bf, self.rule)
+
+    def begin_combat(self) -> None:
+        contest.begin_combat(self.table, self.bf, self.rule, converted=False)
+
+    def convert_showdown_to_combat(self) -> None:
+        contest.begin_combat(self.table, self.bf, self.rule, converted=True)
+
+    def end_non_combat_showdown(self) -> None:
+        contest.end_non_combat_showdown(self.table, self.bf, self.rule)
+
+    def begin_damage_step(self) -> None:
+        combat.begin_damage_step(self.table, self.bf, self.rule)
+
+    def skip_damage_step(self) -> None:
+        self.say("No damage step: attackers and defenders do not both remain")
+
+    def deal_combat_damage(self) -> None:
+        combat.deal_damage(self.table, self.bf, self.rule)
+
+    def kill_heal_and_recall(self) -> None:
+        combat.kill_heal_and_recall(self.table, self.bf, self.rule)
+
+    def declare_result(self) -> None:
+        combat.declare_result(self.table, self.bf, self.rule)
+
+    def establish_control_after_combat(self) -> None:
+        combat.establish_control(self.table, self.bf, self.rule)
+
+    def skip_control(self) -> None:
+        self.say(f"{self.bf}: a contest is staged there again; control is not settled yet")
+
+    def end_the_combat(self) -> None:
+        combat.end_combat(self.table, self.bf, self.rule)
+
+
+class FocusModel(Model):
+    def chain_begun_by_card(self) -> bool:
+        return self.state.chain_begun_by == "card"
+
+    def seed_keeps_focus(self) -> bool:
+        return self.state.profile == "seed"
+
+    def everyone_else_has_passed(self) -> bool:
+        return self.state.passes + 1 >= len(self.state.players)
+
+    def give_focus_to_applier(self) -> None:
+        contest.give_focus(self.table, self.state.fields[self.state.contest_at].applier, self.rule)
+
+    def give_focus_to_attacker(self) -> None:
+        contest.give_focus(self.table, self.state.attacker, self.rule, why="the Attacker")
+
+    def remember_focus_holder(self) -> None:
+        self.state.focus_at_chain_start = self.state.focus
+
+    def pass_focus_on(self) -> None:
+        nxt = self.state.next_player(self.state.focus)
+        contest.give_focus(self.table, nxt, self.rule, why="the chain was begun by a card")
+
+    def keep_focus(self) -> None:
+        self.say(f"{self.state.focus} keeps Focus: the chain was not begun by a card")
+        self.state.priority = self.state.focus
+
+    def return_focus_to_chain_starter(self) -> None:
+        holder = self.state.focus_at_chain_start or self.state.focus
+        self.state.focus = self.state.priority = holder
+        self.say(
+            f"{holder} keeps Focus: the chain that led to the Combat does not pass it "
+            "[profile seed]"
+        )
+
+    def hand_focus_to_next(self) -> None:
+        nxt = self.state.next_player(self.state.focus)
+        self.say(f"{self.state.focus} passes Focus to {nxt}")
+        self.state.passes += 1
+        self.state.focus = self.state.priority = nxt
+
+    def end_showdown(self) -> None:
+        self.say(f"{self.state.focus} passes Focus; every player has passed in a row")
+        contest.all_passed(self.table)
+
+    def clear_focus(self) -> None:
+        self.state.focus = None
+
+
+class PriorityModel(Model):
+    def everyone_else_has_passed(self) -> bool:
+        return self.state.passes + 1 >= len(self.state.players)
+
+    def chain_is_empty(self) -> bool:
+        return not self.state.chain
+
+    def create_chain(self) -> None:
+        chain.create(self.table, self.rule)
+
+    def give_priority_to_newest(self) -> None:
+        chain.priority_to_newest(self.table, self.rule)
+
+    def hand_priority_to_next(self) -> None:
+        nxt = self.state.next_player(self.state.priority)
+        self.say(f"{self.state.priority} passes Priority to {nxt}")
+        self.state.passes += 1
+        self.state.priority = nxt
+
+    def resolve_newest(self) -> None:
+        chain.resolve_newest(self.table, self.rule, at_once=self.transition.event == "resolve_at_once")
+
+    def join_chain_being_resolved(self) -> None:
+        chain.join_chain_being_resolved(self.table, self.rule)
+
+    def close_chain(self) -> None:
+        chain.close(self.table, self.rule)
+
+    def give_priority_after_resolution(self) -> None:
+        chain.priority_after_resolution(self.table, self.rule, self.args.get("resolved"))
+
+
+class SchedulerModel(Model):
+    def neutral_open(self) -> bool:
+        return self.state.chain_open and self.state.contest_at is None
+
+    def several_showdowns_qualify(self) -> bool:
+        return len(contest.showdowns_ready(self.state)) > 1
+
+    def a_showdown_qualifies(self) -> bool:
+        return len(contest.showdowns_ready(self.state)) == 1
+
+    def several_combats_qualify(self) -> bool:
+        return len(contest.combats_ready(self.state)) > 1
+
+    def a_combat_qualifies(self) -> bool:
+        return len(contest.combats_ready(self.state)) == 1
+
+    def offer_choice(self) -> None:
+        contest.offer_choice(self.table, self.rule)
+
+    def open_showdown(self) -> None:
+        (bf,) = contest.showdowns_ready(self.state)
+        self.table.send(battlefield_key(bf), "open_showdown")
+
+    def open_combat(self) -> None:
+        (bf,) = contest.combats_ready(self.state)
+        self.table.send(battlefield_key(bf), "open_combat")
+
+    def open_chosen_contest(self) -> None:
+        contest.open_chosen(self.table, self.args["battlefield"])
+
+
+class TurnModel(Model):
+    def expire_turn_effects(self) -> None:
+        turn.ending(self.table, self.rule)
+
+    def start_next_turn(self) -> None:
+        turn.next_turn(self.table, self.rule)
+
+    def put_beginning_triggers_on_chain(self) -> None:
+        turn.beginning_triggers(self.table, self.rule)
+
+    def score_holds(self) -> None:
+        scoring.score_holds(self.table, self.rule)
+
+    def draw_for_turn(self) -> None:
+        turn.draw_step(self.table, self.rule)
+
+    def begin_main_phase(self) -> None:
+        turn.main_phase(self.table, self.rule)
+
+
+def model_for(table: "Table", key: str, args: dict[str, Any]) -> Model:
+    if key.startswith("battlefield:"):
+        return BattlefieldModel(table, key.split(":", 1)[1], args)
+    return _MODELS[key](table, args)
+
+
+_MODELS: dict[str, type[Model]] = {
+    "focus": FocusModel,
+    "priority": PriorityModel,
+    "scheduler": SchedulerModel,
+    "turn": TurnModel,
+}

@@ -1,0 +1,194 @@
+"""Running scenario files: setup, steps, `expect`, `expect_error` (scenario-format.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, TextIO
+
+from . import actions
+from .errors import IllegalAction, ScenarioError
+from .game import Game
+from .scenario import Scenario, Step, load_scenario
+from .view import differences
+
+OK, FAILED, INVALID = 0, 1, 2
+
+
+@dataclass
+class StepRecord:
+    """One step as it ran: what it did, the trace lines, and the state view after it."""
+
+    index: int
+    do: dict[str, Any] | None
+    lines: list[str]
+    state: dict[str, Any]
+    configs: dict[str, frozenset[str]]
+    taken: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    path: str
+    name: str
+    rules: str
+    code: int
+    message: str = ""
+    steps: list[StepRecord] = field(default_factory=list)
+
+
+StepHook = Callable[[StepRecord], None]
+
+
+def run_file(
+    path: str | os.PathLike,
+    *,
+    rules: str | None = None,
+    runtime: Any | None = None,
+    on_step: StepHook | None = None,
+) -> RunResult:
+    """Run one scenario file; never raises for a bad file (code 2) or a failed step (code 1)."""
+    try:
+        scenario = load_scenario(path)
+    except ScenarioError as error:
+        return RunResult(str(path), "", rules or "", INVALID, str(error))
+    return run_scenario(scenario, rules=rules, runtime=runtime, on_step=on_step)
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    rules: str | None = None,
+    runtime: Any | None = None,
+    on_step: StepHook | None = None,
+) -> RunResult:
+    if rules:
+        scenario = scenario.with_rules(rules)
+    game = Game.from_scenario(scenario, runtime=runtime)
+    taken: list[Any] = []
+    game.observe(taken.append)
+    result = RunResult(scenario.path, scenario.name, scenario.rules, OK)
+
+    def record(index: int, do: dict[str, Any] | None, lines: list[str]) -> None:
+        rec = StepRecord(index, do, lines, game.view(), game.configurations, list(taken))
+        taken.clear()
+        result.steps.append(rec)
+        if on_step:
+            on_step(rec)
+
+    record(0, None, [])
+    for step in scenario.steps:
+        lines, failure = _run_step(game, step)
+        record(step.index, step.as_mapping(), lines)
+        if failure:
+            where = f"step {step.index}" + (f" (line {step.line})" if step.line else "")
+            result.code = FAILED
+            result.message = f"{scenario.path}: {where}: {failure}"
+            break
+    return result
+
+
+def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
+    """Run a step; returns its trace lines and, if it failed, why."""
+    if step.kind == "expect":
+        found = differences(step.args, game.view())
+        if found:
+            return [], "; ".join(
+                f"{path}: expected {_show(want)}, actual {_show(got)}" for path, want, got in found
+            )
+        return [], None
+    if step.kind == "expect_error":
+        inner = step.args
+        before_view, before_snapshot = game.view(), game.snapshot()
+        try:
+            game.apply(actions.from_step(inner.kind, inner.args))
+        except IllegalAction as refused:
+            if game.view() != before_view or game.snapshot() != before_snapshot:
+                return [], "the refused step changed the state"
+            return [f"refused as expected: {refused}"], None
+        return [], f"expected {inner.kind} to be refused, but it was legal"
+    try:
+        return game.apply(actions.from_step(step.kind, step.args)), None
+    except IllegalAction as refused:
+        return [], f"{step.kind} was refused: {refused}"
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, sort_keys=False)
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+def describe(do: dict[str, Any] | None) -> str:
+    """A step in a few words, for the trace."""
+    if do is None:
+        return "setup"
+    ((kind, body),) = do.items()
+    if kind == "expect":
+        return "expect " + ", ".join(f"{k}={_show(v)}" for k, v in body.items())
+    if kind == "expect_error":
+        return "expect refused: " + describe(body)
+    if isinstance(body, str):
+        return f"{kind} {body}"
+    return f"{kind} " + " ".join(f"{k}={_show(v)}" for k, v in body.items())
+
+
+def print_text(result: RunResult, out: TextIO) -> None:
+    out.write(f"== {result.name} ({result.path}) [rules: {result.rules}]\n")
+    for rec in result.steps[1:]:
+        out.write(f"step {rec.index}: {describe(rec.do)}\n")
+        for line in rec.lines:
+            out.write(f"  {line}\n")
+    if result.code == OK:
+        out.write(f"PASS {result.path}\n")
+    else:
+        out.write(f"FAIL {result.message}\n")
+
+
+def print_json(result: RunResult, out: TextIO) -> None:
+    for rec in result.steps:
+        out.write(
+            json.dumps(
+                {"file": result.path, "step": rec.index, "do": rec.do, "state": rec.state,
+                 "trace": rec.lines},
+                sort_keys=False,
+            )
+            + "\n"
+        )
+
+
+def run_files(
+    paths: Iterable[str | os.PathLike],
+    out: TextIO,
+    err: TextIO,
+    *,
+    as_json: bool = False,
+    rules: str | None = None,
+    quiet: bool = False,
+) -> int:
+    """Run several files; each stops at its first failure; the exit code is the highest."""
+    code = OK
+    for path in paths:
+        result = run_file(path, rules=rules)
+        if result.code == INVALID:
+            err.write(f"{result.message}\n")
+        elif as_json:
+            print_json(result, out)
+            if result.code:
+                err.write(f"FAIL {result.message}\n")
+        elif quiet:
+            if result.code:
+                err.write(f"FAIL {result.message}\n")
+        else:
+            print_text(result, out)
+        code = max(code, result.code)
+    return code
+
+
+def bundled_scenarios() -> list[Path]:
+    """The scenarios that ship with riftchart, in reading order."""
+    folder = Path(__file__).resolve().parent.parent / "scenarios"
+    return sorted(folder.glob("*.yaml"))

@@ -1,0 +1,116 @@
+"""Control, Conquer, Hold, the final point and the win (S 184.4, CR 462-467, rules.md 7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import chain
+from .state import ChainItem, battlefield_key
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+def establish_control(table: "Table", bf: str, player: str, rule: str) -> None:
+    """``player`` establishes control at the end of a contest; a Conquer if not scored yet.
+
+    Not blocked by the freeze of S 184.3.c: control and Contested change together (11.6).
+    """
+    s = table.state
+    previous = s.fields[bf].controller
+    if previous == player:
+        table.say(f"{bf}: {player} keeps control; keeping control is not conquering", rule)
+        return
+    table.send(battlefield_key(bf), "establish_control", player=player)
+    if not may_score(table, bf, player):
+        table.say(f"{player} already scored {bf} this turn: no point, no Conquer", "CR 463")
+        return
+    score(table, bf, player, "conquer")
+
+
+def may_score(table: "Table", bf: str, player: str) -> bool:
+    """At most once a turn per battlefield, by either method (CR 462)."""
+    s = table.state
+    team = s.team_of(player)
+    return not any(p in s.fields[bf].scored for p in team) and bf not in s.blocked_scoring
+
+
+def score(table: "Table", bf: str, player: str, method: str) -> None:
+    s = table.state
+    f = table.update_field(bf, scored=s.fields[bf].scored + (player,))
+    if method == "conquer" and points(table, player) >= s.victory_score - 1:
+        scorable = [b for b in s.fields if b not in s.blocked_scoring]
+        if not all(any(p in s.fields[b].scored for p in s.team_of(player)) for b in scorable):
+            table.say(
+                f"{player} conquers {bf} but has not scored every battlefield this turn: "
+                "draws a card instead of the final point",
+                "CR 465",
+            )
+            draw(table, player, 1)
+            _fire_score_triggers(table, bf, player, method)
+            return
+    add_points(table, player, 1)
+    verb = "conquers" if method == "conquer" else "holds"
+    rule = "CR 463" if method == "conquer" else "CR 464"
+    table.say(f"{player} {verb} {f.id} and scores 1 point ({points(table, player)} in all)", rule)
+    _fire_score_triggers(table, bf, player, method)
+
+
+def _fire_score_triggers(table: "Table", bf: str, player: str, method: str) -> None:
+    s = table.state
+    f = s.fields[bf]
+    for trigger in f.abilities:
+        if trigger.when == method:
+            item = ChainItem("trigger", f"{bf}:{method}", f.controller, trigger.effect,
+                             trigger.targets, source=bf, where=bf)
+            chain.queue_trigger(table, item, (chain.turn_order_rank(table, f.controller), -1, f.index))
+    for unit in s.units_at(bf):
+        if unit.controller != player:
+            continue
+        for trigger in unit.triggers:
+            if trigger.when == method:
+                item = ChainItem("trigger", f"{unit.id}:{method}", unit.controller, trigger.effect,
+                                 trigger.targets, source=unit.id, where=bf)
+                chain.queue_trigger(table, item, (chain.turn_order_rank(table, player), unit.order))
+
+
+def score_holds(table: "Table", rule: str) -> None:
+    """Beginning phase: the turn player scores every battlefield they control (CR 464)."""
+    s = table.state
+    for bf, f in list(s.fields.items()):
+        if f.controller == s.turn_player and may_score(table, bf, s.turn_player):
+            score(table, bf, s.turn_player, "hold")
+
+
+def points(table: "Table", player: str) -> int:
+    return table.state.scores[player]
+
+
+def add_points(table: "Table", player: str, amount: int) -> None:
+    """Points are shared by a team (rules.md 8)."""
+    for p in table.state.team_of(player):
+        table.state.scores[p] += amount
+
+
+def draw(table: "Table", player: str, count: int) -> None:
+    s = table.state
+    drawn = min(count, s.deck[player])
+    s.deck[player] -= drawn
+    s.hands[player].extend([None] * drawn)  # drawn cards are unknown: they count, not play
+    table.say(f"{player} draws {drawn} card{'s' if drawn != 1 else ''}", "CR 400")
+
+
+def check_win(table: "Table") -> bool:
+    """Cleanup step 1: points >= the victory score and strictly more than every opponent."""
+    s = table.state
+    if s.winner:
+        return True
+    for player in s.players:
+        mine = s.scores[player]
+        rivals = [s.scores[p] for p in s.players if s.opponents(player, p)]
+        if mine >= s.victory_score and all(mine > r for r in rivals):
+            s.winner = next(p for p in s.players if p in s.team_of(player))
+            s.focus = s.priority = None
+            table.say(f"{s.winner} wins with {mine} points", "CR 467")
+            return True
+    return False

@@ -1,0 +1,97 @@
+"""Game states as JSON-ready data, and back: exact round trips (State is a value)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any, Mapping
+
+from .state import Card, ChainItem, Field, GameState, Trigger, Unit
+
+FORMAT = "riftchart-snapshot/1"
+
+
+def _trigger(data: Mapping[str, Any]) -> Trigger:
+    targets = data["targets"]
+    return Trigger(data["when"], data["effect"], tuple(targets) if isinstance(targets, list) else targets)
+
+
+def _card(data: Mapping[str, Any] | None) -> Card | None:
+    if data is None:
+        return None
+    return Card(**{**data, "keywords": tuple(data["keywords"]),
+                   "triggers": tuple(map(_trigger, data["triggers"]))})
+
+
+def _unit(data: Mapping[str, Any]) -> Unit:
+    return Unit(**{**data, "keywords": tuple(data["keywords"]),
+                   "triggers": tuple(map(_trigger, data["triggers"]))})
+
+
+def _field(data: Mapping[str, Any]) -> Field:
+    return Field(**{**data, "scored": tuple(data["scored"]),
+                    "abilities": tuple(map(_trigger, data["abilities"]))})
+
+
+def _item(data: Mapping[str, Any]) -> ChainItem:
+    targets = data["targets"]
+    return ChainItem(**{**data, "targets": tuple(targets) if isinstance(targets, list) else targets,
+                        "card": _card(data["card"])})
+
+
+def dump(s: GameState) -> dict[str, Any]:
+    data = {f.name: getattr(s, f.name) for f in fields(s)}
+    data.update(
+        format=FORMAT,
+        hands={p: [asdict(c) if c else None for c in cards] for p, cards in s.hands.items()},
+        units=[asdict(u) for u in s.units.values()],
+        fields=[asdict(f) for f in s.fields.values()],
+        configs={k: sorted(v) for k, v in s.configs.items()},
+        chain=[asdict(i) for i in s.chain],
+        queued_triggers=[[list(key), asdict(item)] for key, item in s.queued_triggers],
+    )
+    return _plain(data)
+
+
+def _plain(value: Any) -> Any:
+    """Tuples become lists and mappings plain dicts, so the data is JSON's."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def load(data: Mapping[str, Any]) -> GameState:
+    if data.get("format") != FORMAT:
+        raise ValueError(f"not a {FORMAT} snapshot")
+    return GameState(
+        players=tuple(data["players"]),
+        teams=tuple(tuple(t) for t in data["teams"]) if data["teams"] else None,
+        profile=data["profile"],
+        victory_score=data["victory_score"],
+        manual_damage=data["manual_damage"],
+        turn_player=data["turn_player"],
+        scores=dict(data["scores"]),
+        deck=dict(data["deck"]),
+        hands={p: [_card(c) for c in cards] for p, cards in data["hands"].items()},
+        units={u["id"]: _unit(u) for u in data["units"]},
+        fields={f["id"]: _field(f) for f in data["fields"]},
+        configs={k: frozenset(v) for k, v in data["configs"].items()},
+        chain=[_item(i) for i in data["chain"]],
+        chain_begun_by=data["chain_begun_by"],
+        focus=data["focus"],
+        priority=data["priority"],
+        focus_at_chain_start=data["focus_at_chain_start"],
+        passes=data["passes"],
+        contest_at=data["contest_at"],
+        attacker=data["attacker"],
+        defender=data["defender"],
+        pending=dict(data["pending"]) if data["pending"] else None,
+        damage_plan={p: dict(a) for p, a in data["damage_plan"].items()},
+        attackers_recalled=data["attackers_recalled"],
+        queued_triggers=[(tuple(k), _item(i)) for k, i in data["queued_triggers"]],
+        resolving=data["resolving"],
+        winner=data["winner"],
+        next_order=data["next_order"],
+        blocked_scoring=tuple(data["blocked_scoring"]),
+    )

@@ -1,0 +1,211 @@
+"""The game state as a value: everything that is not a finite state of a chart.
+
+Chart configurations live here too (``configs``), so a state can be copied, compared, hashed
+and serialised as one value; the runtimes read and write them through ``configs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from .runtime import Configuration, compiled
+
+BOARD = "board"  # a unit at a base or a battlefield
+OFF_BOARD = ("hand", "trash")
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A triggered ability: when EVENT happens, EFFECT, aimed by a target selector."""
+
+    when: str
+    effect: Mapping[str, Any]
+    targets: str | tuple[str, ...] | None = None
+
+
+def trigger_from(data: Any) -> Trigger:
+    """A Trigger from a loaded trigger (any object or mapping with when, effect, targets)."""
+    if isinstance(data, Trigger):
+        return data
+    get = data.get if isinstance(data, Mapping) else lambda k, d=None: getattr(data, k, d)
+    targets = get("targets", None)
+    if isinstance(targets, (list, tuple)):
+        targets = tuple(targets)
+    return Trigger(get("when"), get("effect"), targets)
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    name: str | None
+    type: str  # "spell" or "unit"
+    timing: str  # "none", "action" or "reaction"
+    effect: Mapping[str, Any] | None = None
+    might: int = 0
+    keywords: tuple[str, ...] = ()
+    triggers: tuple[Trigger, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unit:
+    id: str
+    name: str | None
+    owner: str
+    controller: str
+    might: int
+    at: str  # "base" (its controller's), a battlefield id, "hand" or "trash"
+    order: int  # board order: setup order, then order of entering the board
+    exhausted: bool = False
+    stunned: bool = False
+    damage: int = 0
+    keywords: tuple[str, ...] = ()
+    triggers: tuple[Trigger, ...] = ()
+    designation: str | None = None
+
+    @property
+    def on_board(self) -> bool:
+        return self.at not in OFF_BOARD
+
+    def lethal(self) -> int:
+        """Damage that kills it now: max(1, Might - damage already on it) (rules 11.5)."""
+        return max(1, self.might - self.damage)
+
+
+@dataclass(frozen=True)
+class Field:
+    """A battlefield's data; whether it is controlled, contested, staged is in its chart."""
+
+    id: str
+    name: str | None
+    index: int
+    controller: str | None = None
+    applier: str | None = None  # who applied Contested
+    scored: tuple[str, ...] = ()  # players who scored it this turn
+    abilities: tuple[Trigger, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChainItem:
+    kind: str  # "card", "trigger" or "add"
+    label: str  # as the state view shows it: card id, SOURCE:EVENT, add:PLAYER
+    controller: str | None  # None: an uncontrolled battlefield's ability ("you" is no one)
+    effect: Mapping[str, Any] | None = None
+    targets: tuple[str, ...] | str | None = None
+    to: str | None = None
+    source: str | None = None
+    where: str | None = None  # where the source was when it triggered
+    card: Card | None = None
+    chosen_to: bool = False  # the destination was chosen as the card was played
+
+
+@dataclass
+class GameState:
+    players: tuple[str, ...]
+    teams: tuple[tuple[str, ...], ...] | None
+    profile: str
+    victory_score: int
+    manual_damage: bool
+    turn_player: str
+    scores: dict[str, int]
+    deck: dict[str, int]
+    hands: dict[str, list[Card | None]]  # None: a drawn card nobody has seen
+    units: dict[str, Unit]
+    fields: dict[str, Field]
+    configs: dict[str, Configuration]
+    chain: list[ChainItem] = field(default_factory=list)
+    chain_begun_by: str | None = None
+    focus: str | None = None
+    priority: str | None = None
+    focus_at_chain_start: str | None = None
+    passes: int = 0
+    contest_at: str | None = None
+    attacker: str | None = None
+    defender: str | None = None
+    pending: dict[str, Any] | None = None
+    damage_plan: dict[str, dict[str, int]] = field(default_factory=dict)
+    attackers_recalled: bool = False
+    queued_triggers: list[tuple[tuple, ChainItem]] = field(default_factory=list)
+    resolving: bool = False
+    winner: str | None = None
+    next_order: int = 0
+    blocked_scoring: tuple[str, ...] = ()  # teams: battlefields a teammate controlled
+
+    def copy(self) -> "GameState":
+        """A copy that shares only immutable parts."""
+        return replace(
+            self,
+            scores=dict(self.scores),
+            deck=dict(self.deck),
+            hands={p: list(cards) for p, cards in self.hands.items()},
+            units=dict(self.units),
+            fields=dict(self.fields),
+            configs=dict(self.configs),
+            chain=list(self.chain),
+            pending=dict(self.pending) if self.pending else None,
+            damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
+            queued_triggers=list(self.queued_triggers),
+        )
+
+    # --- reading the charts' configurations -----------------------------------------
+
+    def bf_config(self, bf: str) -> Configuration:
+        return self.configs[battlefield_key(bf)]
+
+    def in_config(self, key: str, state: str) -> bool:
+        return state in self.configs[key]
+
+    @property
+    def phase(self) -> str:
+        config = self.configs["turn"]
+        for phase in ("awaken", "beginning", "draw", "main", "ending"):
+            if phase in config:
+                return phase
+        raise AssertionError(f"turn chart in no phase: {sorted(config)}")
+
+    @property
+    def chain_open(self) -> bool:
+        return "open" in self.configs["priority"]
+
+    @property
+    def in_showdown(self) -> bool:
+        return self.contest_at is not None
+
+    def team_of(self, player: str) -> tuple[str, ...]:
+        if self.teams:
+            for team in self.teams:
+                if player in team:
+                    return team
+        return (player,)
+
+    def opponents(self, a: str, b: str) -> bool:
+        return b not in self.team_of(a)
+
+    def next_player(self, player: str) -> str:
+        i = self.players.index(player)
+        return self.players[(i + 1) % len(self.players)]
+
+    def units_at(self, where: str) -> list[Unit]:
+        """Units at a battlefield (or a player's base, as ``base:P``), in board order."""
+        if where.startswith("base:"):
+            owner = where[5:]
+            found = [u for u in self.units.values() if u.at == "base" and u.controller == owner]
+        else:
+            found = [u for u in self.units.values() if u.at == where]
+        return sorted(found, key=lambda u: u.order)
+
+    def players_at(self, bf: str) -> list[str]:
+        """Players with units at a battlefield, in turn order."""
+        present = {u.controller for u in self.units.values() if u.at == bf}
+        return [p for p in self.players if p in present]
+
+
+def battlefield_key(bf: str) -> str:
+    return f"battlefield:{bf}"
+
+
+def initial_configs(battlefields: list[str]) -> dict[str, Configuration]:
+    configs = {battlefield_key(bf): compiled("battlefield").initial for bf in battlefields}
+    for chart in ("focus", "priority", "scheduler", "turn"):
+        configs[chart] = compiled(chart).initial
+    return configs

@@ -1,0 +1,65 @@
+"""The turn: Ending, Awaken, Beginning, Draw, Main (rules.md section 8, rules 11.9)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import chain, scoring
+from .state import ChainItem
+
+if TYPE_CHECKING:
+    from .core import Table
+
+
+def ending(table: "Table", rule: str) -> None:
+    """Stun and "this turn" effects expire; damage heals."""
+    s = table.state
+    s.priority = None
+    table.say(f"{s.turn_player} ends the turn: Ending phase, stuns expire and damage heals", rule)
+    for unit in list(s.units.values()):
+        if unit.on_board and (unit.stunned or unit.damage):
+            table.update_unit(unit.id, stunned=False, damage=0)
+
+
+def next_turn(table: "Table", rule: str) -> None:
+    """The next player's turn begins with Awaken: their units ready."""
+    s = table.state
+    s.turn_player = s.next_player(s.turn_player)
+    for bf, f in list(s.fields.items()):
+        if f.scored:
+            table.update_field(bf, scored=())
+    # teams: a battlefield a teammate controls now cannot be scored by you this turn
+    s.blocked_scoring = tuple(
+        bf
+        for bf, f in s.fields.items()
+        if f.controller and f.controller != s.turn_player and not s.opponents(s.turn_player, f.controller)
+    )
+    table.say(f"{s.turn_player}'s turn: Awaken phase, their units ready", rule)
+    for unit in list(s.units.values()):
+        if unit.controller == s.turn_player and unit.on_board and unit.exhausted:
+            table.update_unit(unit.id, exhausted=False)
+
+
+def beginning_triggers(table: "Table", rule: str) -> None:
+    """Battlefields' "at the start of the Beginning phase" abilities go on the Chain first."""
+    s = table.state
+    table.say("Beginning phase", rule)
+    for bf, f in s.fields.items():
+        for trigger in f.abilities:
+            if trigger.when == "beginning":
+                # an uncontrolled battlefield's ability: the turn player handles it, but "you"
+                # in it is no one (S 184.6.b, 184.6.c)
+                item = ChainItem("trigger", f"{bf}:beginning", f.controller, trigger.effect,
+                                 trigger.targets, source=bf, where=bf)
+                chain.queue_trigger(table, item, (chain.turn_order_rank(table, f.controller), -1, f.index))
+
+
+def draw_step(table: "Table", rule: str) -> None:
+    table.say("Draw phase", rule)
+    scoring.draw(table, table.state.turn_player, 1)
+
+
+def main_phase(table: "Table", rule: str) -> None:
+    s = table.state
+    s.priority = s.turn_player
+    table.say(f"Main phase: {s.turn_player} has Priority", rule)

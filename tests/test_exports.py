@@ -1,0 +1,305 @@
+"""The exporters (networkx graph, DOT, Mermaid, SCXML, GraphML, node-link JSON) say exactly
+what the chart definitions say, and say it the same way every time."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections import Counter
+
+import networkx as nx
+import pytest
+from statemachine.io import load
+
+from engine.diagrams import chart_dot, chart_mermaid, render_svg, write_diagrams
+from engine.graphs import chart_graph, node_link_json, write_graphml
+from engine.runtime import compiled
+from engine.scxml import chart_scxml
+from statecharts import CHARTS
+
+NAMES = sorted(CHARTS)
+
+
+# --- python-statemachine's own view of a chart class -------------------------------------
+
+
+def _walk(states):
+    for state in states:
+        yield state
+        yield from _walk(state.states)
+
+
+def _kind(state) -> str:
+    if state.parallel:
+        return "parallel"
+    return "compound" if list(state.states) else "atomic"
+
+
+def definition_states(cls) -> dict[str, tuple[str, str]]:
+    """State id -> (parent id or '', kind), read from the class itself."""
+    found = {}
+    for state in _walk(cls.states):
+        parent = state.parent.id if state.parent is not None else ""
+        found[state.id] = (parent, _kind(state))
+    return found
+
+
+def _guard_text(transition) -> str:
+    # ``unless`` guards come back as '!name' with expected_value False
+    return " and ".join(
+        str(spec) if spec.expected_value else f"not {str(spec).lstrip('!')}"
+        for spec in transition.cond
+    )
+
+
+def definition_transitions(cls) -> Counter:
+    """A multiset of (source, targets, event, guard, rule) read from the class itself."""
+    found: Counter = Counter()
+    for state in _walk(cls.states):
+        for transition in state.transitions:
+            if transition.initial:
+                continue
+            targets = tuple(target.id for target in transition.targets)
+            for event in transition.events:
+                rule = getattr(transition, "rule", "")
+                found[(state.id, targets, str(event), _guard_text(transition), rule)] += 1
+    return found
+
+
+# --- (1) the networkx graph ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graph_has_exactly_the_states_of_the_definition(name):
+    graph = chart_graph(name)
+    expected = definition_states(CHARTS[name])
+    assert set(graph.nodes) == set(expected) == set(CHARTS[name].states_map)
+    for state_id, (parent, kind) in expected.items():
+        assert graph.nodes[state_id]["parent"] == parent
+        assert graph.nodes[state_id]["kind"] == kind
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graph_has_exactly_the_transitions_of_the_definition(name):
+    graph = chart_graph(name)
+    assert isinstance(graph, nx.DiGraph)  # a MultiDiGraph is one
+    edges: Counter = Counter()
+    for source, target, data in graph.edges(data=True):
+        targets = tuple(data["targets"].split())
+        assert target in targets
+        edges[(source, targets, data["event"], data["guard"], data["rule"])] += 1
+    assert edges == definition_transitions(CHARTS[name])
+    assert all(rule for (_, _, _, _, rule) in edges), "every transition cites a rule"
+
+
+def test_graph_node_attributes_on_the_battlefield():
+    graph = chart_graph("battlefield")
+    assert graph.nodes["battlefield"]["region"] == ""
+    assert graph.nodes["control"]["region"] == "control"
+    assert graph.nodes["resolution"]["region"] == "contest"
+    assert graph.nodes["kill_and_recall"]["initial"] is True
+    assert graph.nodes["decide_result"]["initial"] is False
+    assert graph.nodes["battlefield"]["initial"] is True
+    check = graph.get_edge_data("controlled", "uncontrolled")
+    guards = sorted(data["guard"] for data in check.values())
+    assert guards == ["", "controller_has_no_units_here and not control_is_frozen"]
+
+
+# --- (2) deterministic DOT and Mermaid -----------------------------------------------------
+
+
+def _renderings() -> dict[str, list[str]]:
+    return {name: [chart_dot(name), chart_mermaid(name)] for name in NAMES}
+
+
+def test_dot_and_mermaid_are_identical_across_calls():
+    assert _renderings() == _renderings()
+
+
+def test_dot_and_mermaid_are_identical_in_a_fresh_process():
+    script = (
+        "import json, sys\n"
+        "from engine.diagrams import chart_dot, chart_mermaid\n"
+        "from statecharts import CHARTS\n"
+        "names = sorted(CHARTS)\n"
+        "json.dump({n: [chart_dot(n), chart_mermaid(n)] for n in names}, sys.stdout)\n"
+    )
+    # a different hash seed changes set and dict-of-set iteration orders, which must not leak
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    assert json.loads(result.stdout) == _renderings()
+
+
+def test_labels_show_event_guard_and_rule():
+    dot = chart_dot("battlefield")
+    mermaid = chart_mermaid("battlefield")
+    label = "check_control [controller_has_no_units_here and not control_is_frozen] (S 184.4.c)"
+    assert f'label="{label}"' in dot
+    assert f"controlled --> uncontrolled : {label}" in mermaid
+    assert "0x" not in dot  # no memory addresses
+
+
+def test_mermaid_separates_parallel_regions():
+    mermaid = chart_mermaid("battlefield")
+    assert mermaid.startswith("stateDiagram-v2\n")
+    regions = compiled("battlefield").states["battlefield"].children
+    assert mermaid.count("\n    --\n") == len(regions) - 1
+
+
+def test_active_states_and_taken_transitions_are_marked():
+    chart = compiled("battlefield")
+    opened = next(
+        t for t in chart.transitions if t.event == "open_combat" and t.source == "neutral"
+    )
+    config = chart.apply(chart.initial, [opened])
+    dot = chart_dot("battlefield", active=config, taken=[opened])
+    assert dot != chart_dot("battlefield")
+    assert '"combat_showdown" [style="rounded,filled,bold"' in dot
+    assert '"neutral" [style="rounded"]' in dot
+    taken_lines = [line for line in dot.splitlines() if "penwidth=2.5" in line]
+    assert len(taken_lines) == 1 and "open_combat" in taken_lines[0]
+
+
+# --- (3) Graphviz renders every chart ------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+@pytest.mark.parametrize("name", NAMES)
+def test_dot_renders_without_errors_or_warnings(name):
+    chart = compiled(name)
+    for text in (chart_dot(name), chart_dot(name, chart.initial, chart.transitions[:1])):
+        result = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == ""
+        assert "<svg" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+def test_render_svg_and_write_diagrams(tmp_path):
+    assert "<svg" in render_svg(chart_dot("turn"))
+    written = write_diagrams(tmp_path, formats=("dot", "mermaid", "svg", "png", "scxml"))
+    assert written == sorted(written)
+    assert {p.name for p in written} == {
+        f"{name}.{suffix}" for name in NAMES for suffix in ("dot", "mmd", "svg", "png", "scxml")
+    }
+    assert (tmp_path / "focus.dot").read_text() == chart_dot("focus")
+    assert (tmp_path / "focus.png").read_bytes().startswith(b"\x89PNG")
+    with pytest.raises(ValueError, match="unknown diagram format"):
+        write_diagrams(tmp_path, formats=("gif",))
+
+
+# --- (4) SCXML loads back into the same chart ---------------------------------------------
+
+
+def loaded_class(name: str):
+    return load(chart_scxml(name), format="scxml")
+
+
+def _loaded_transitions(cls) -> Counter:
+    """(source, targets, event, cond) of a class loaded from SCXML."""
+    found: Counter = Counter()
+    for state in _walk(cls.states):
+        for transition in state.transitions:
+            if transition.initial:
+                continue
+            targets = tuple(target.id for target in transition.targets)
+            cond = " and ".join(str(spec) for spec in transition.cond)
+            for event in transition.events:
+                found[(state.id, targets, str(event), cond)] += 1
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scxml_loads_back_with_the_same_states(name):
+    cls = loaded_class(name)
+    assert definition_states(cls) == definition_states(CHARTS[name])
+    initials = {s.id for s in _walk(cls.states) if s.initial}
+    assert initials == {s.id for s in _walk(CHARTS[name].states) if s.initial}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scxml_loads_back_with_the_same_transitions(name):
+    expected = Counter()
+    for (source, targets, event, guard, _rule), count in definition_transitions(
+        CHARTS[name]
+    ).items():
+        expected[(source, targets, event, guard)] += count
+    assert _loaded_transitions(loaded_class(name)) == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scxml_keeps_rule_citations(name):
+    text = chart_scxml(name)
+    assert 'xmlns:rift="https://riftchart.invalid/ns"' in text
+    for transition in compiled(name).transitions:
+        assert f'rift:rule="{transition.rule}"' in text
+
+
+class _Model:
+    """Guards as fixed booleans; the chart's actions do nothing."""
+
+    def __init__(self, guards: dict[str, bool], actions: set[str]):
+        for guard, value in guards.items():
+            setattr(self, guard, value)
+        for action in actions:
+            setattr(self, action, lambda *args, **kwargs: None)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scxml_guards_behave_like_the_definition(name):
+    """The ``cond`` text is evaluated by python-statemachine as the definition's guards are:
+    random walks take the loaded class and the definition to the same configurations."""
+    chart = compiled(name)
+    guard_names = sorted({g for t in chart.transitions for g, _ in t.guards})
+    actions = {a for t in chart.transitions for a in t.actions}
+    loaded = loaded_class(name)
+    rng = random.Random(name)
+    for _ in range(20):
+        guards = {g: rng.random() < 0.5 for g in guard_names}
+        original = CHARTS[name](model=_Model(guards, actions))
+        copy = loaded(model=_Model(guards, set()))
+        for _ in range(25):
+            enabled = sorted(e.id for e in original.enabled_events())
+            if not enabled:
+                break
+            event = rng.choice(enabled)
+            original.send(event)
+            copy.send(event)
+            assert {s.id for s in copy.configuration} == {s.id for s in original.configuration}
+
+
+# --- (5) GraphML and node-link JSON round trips --------------------------------------------
+
+
+def _edge_set(graph) -> set:
+    return {
+        (u, v, str(k), tuple(sorted(d.items()))) for u, v, k, d in graph.edges(keys=True, data=True)
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graphml_round_trip(name, tmp_path):
+    graph = chart_graph(name)
+    path = write_graphml(name, tmp_path / f"{name}.graphml")
+    back = nx.read_graphml(path, force_multigraph=True)
+    assert back.is_directed()
+    assert dict(back.nodes(data=True)) == dict(graph.nodes(data=True))
+    assert _edge_set(back) == _edge_set(graph)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_node_link_json_round_trip(name):
+    text = node_link_json(name)
+    assert text == node_link_json(name)
+    back = nx.node_link_graph(json.loads(text), edges="edges")
+    graph = chart_graph(name)
+    assert back.is_directed() and back.is_multigraph()
+    assert dict(back.nodes(data=True)) == dict(graph.nodes(data=True))
+    assert _edge_set(back) == _edge_set(graph)
+    assert back.graph == graph.graph
