@@ -12,7 +12,26 @@ from statecharts import CHARTS
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    return runner.run_files(args.files, sys.stdout, sys.stderr, as_json=args.json, rules=args.rules)
+    return runner.run_files(
+        args.files,
+        sys.stdout,
+        sys.stderr,
+        as_json=args.json,
+        rules=args.rules,
+        diagrams_dir=Path(args.diagrams) if args.diagrams else None,
+    )
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from . import compare
+
+    return compare.main(args.file, sys.stdout, sys.stderr, width=args.width)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from . import explore
+
+    return explore.main(args, sys.stdout, sys.stderr)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -59,7 +78,30 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("files", nargs="+")
     run.add_argument("--json", action="store_true", help="one JSON object per step")
     run.add_argument("--rules", choices=["seed", "cr-1.4"], help="override the rules profile")
+    run.add_argument(
+        "--diagrams", metavar="DIR", help="write lit charts per step and a step-through page"
+    )
     run.set_defaults(func=_cmd_run)
+
+    cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
+    cmp.add_argument("file")
+    cmp.add_argument("--width", type=int, default=60, help="width of each column")
+    cmp.set_defaults(func=_cmd_compare)
+
+    check = sub.add_parser("check", help="explore every reachable state and check invariants")
+    check.add_argument("file", nargs="?")
+    check.add_argument("--list", action="store_true", help="list the invariants and exit")
+    check.add_argument("--invariant", action="append", metavar="NAME", help="default: all")
+    check.add_argument("--rules", choices=["seed", "cr-1.4"])
+    check.add_argument("--max-turns", type=int, default=1)
+    check.add_argument("--max-states", type=int, default=200_000)
+    check.add_argument("--symmetry", action="store_true")
+    check.add_argument("--workers", type=int, default=1)
+    check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
+    check.add_argument("--json", action="store_true", help="machine-readable report")
+    check.add_argument("--out", metavar="DIR", default="counterexamples",
+                       help="where counterexample scenarios are written")
+    check.set_defaults(func=_cmd_check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")
     demo.add_argument("--rules", choices=["seed", "cr-1.4"])

@@ -299,6 +299,9 @@ def _take_control(table: "Table", uid: str, ctx: Context) -> None:
     unit = table.unit(uid)
     if ctx.you is None or unit.controller == ctx.you:
         return
+    if not table.state.opponents(ctx.you, unit.controller):
+        table.say(f"{ctx.you} cannot control a teammate's unit ({uid})", "seed 001")
+        return
     at = unit.at
     table.update_unit(uid, controller=ctx.you)
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")

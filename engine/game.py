@@ -128,6 +128,17 @@ class Game:
             self.apply(action)
 
 
+def _shared_scores(scenario: Scenario) -> dict[str, int]:
+    """With teams every player shows the team's points; a setup naming different points for
+    teammates is read as the higher (docs/decisions.md)."""
+    scores = dict(scenario.scores)
+    for team in scenario.teams or ():
+        best = max(scores[p] for p in team)
+        for p in team:
+            scores[p] = best
+    return scores
+
+
 def setup_state(scenario: Scenario, runtime: Any) -> GameState:
     """The position a scenario sets up: the turn player's Main phase, Neutral Open (taken as
     given: nothing triggers and no Cleanup runs)."""
@@ -173,7 +184,7 @@ def setup_state(scenario: Scenario, runtime: Any) -> GameState:
         victory_score=scenario.victory_score,
         manual_damage=scenario.manual_damage,
         turn_player=scenario.turn_player,
-        scores=dict(scenario.scores),
+        scores=_shared_scores(scenario),
         deck=dict(scenario.deck),
         hands=hands,
         units=units,

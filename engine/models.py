@@ -106,7 +106,14 @@ class BattlefieldModel(Model):
         self.say(f"{self.bf}: {player} establishes control")
 
     def lose_control_of_battlefield(self) -> None:
-        self.say(f"{self.bf}: {self.f.controller} loses control; nobody controls it")
+        why = ""
+        if self.transition and self.transition.event == "check_control":
+            why = (
+                ": no units there and not Contested [profile seed]"
+                if self.state.profile == "seed"
+                else ": no units there, Open, and no contest there [profile cr-1.4]"
+            )
+        self.say(f"{self.bf}: {self.f.controller} loses control{why}")
         self.table.update_field(self.bf, controller=None)
 
     def apply_contested(self) -> None:
@@ -197,10 +204,14 @@ class FocusModel(Model):
         return self.state.passes + 1 >= len(self.state.players)
 
     def give_focus_to_applier(self) -> None:
-        contest.give_focus(self.table, self.state.fields[self.state.contest_at].applier, self.rule)
+        applier = self.state.fields[self.state.contest_at].applier
+        contest.give_focus(self.table, applier, self.rule, why="they applied Contested")
 
     def give_focus_to_attacker(self) -> None:
-        contest.give_focus(self.table, self.state.attacker, self.rule, why="the Attacker")
+        why = "the Attacker"
+        if self.transition and self.transition.event == "converted":
+            why += " [profile cr-1.4]"
+        contest.give_focus(self.table, self.state.attacker, self.rule, why=why)
 
     def remember_focus_holder(self) -> None:
         self.state.focus_at_chain_start = self.state.focus

@@ -63,7 +63,10 @@ def run_scenario(
     rules: str | None = None,
     runtime: Any | None = None,
     on_step: StepHook | None = None,
+    keep_going: bool = False,
 ) -> RunResult:
+    """Run a loaded scenario. ``keep_going`` ignores `expect` and runs past refused steps
+    (for comparing profiles, whose expectations differ)."""
     if rules:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario, runtime=runtime)
@@ -80,7 +83,11 @@ def run_scenario(
 
     record(0, None, [])
     for step in scenario.steps:
+        if keep_going and step.kind == "expect":
+            continue
         lines, failure = _run_step(game, step)
+        if keep_going and failure:
+            lines, failure = lines + [f"refused: {failure}"], None
         record(step.index, step.as_mapping(), lines)
         if failure:
             where = f"step {step.index}" + (f" (line {step.line})" if step.line else "")
@@ -168,11 +175,19 @@ def run_files(
     as_json: bool = False,
     rules: str | None = None,
     quiet: bool = False,
+    diagrams_dir: Path | None = None,
 ) -> int:
-    """Run several files; each stops at its first failure; the exit code is the highest."""
+    """Run several files; each stops at its first failure; the exit code is the highest.
+
+    With ``diagrams_dir``, each file also gets its lit charts and a step-through page there.
+    """
     code = OK
     for path in paths:
         result = run_file(path, rules=rules)
+        if diagrams_dir is not None and result.code != INVALID:
+            from . import stepthrough
+
+            stepthrough.write_lit_run(result, diagrams_dir)
         if result.code == INVALID:
             err.write(f"{result.message}\n")
         elif as_json:

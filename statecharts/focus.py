@@ -21,7 +21,7 @@ class Focus(RiftChart):
         "CR 346", kept_during_chain.to(holding, cond="chain_begun_by_card", on="pass_focus_on")
     ) | cite("CR 346", kept_during_chain.to(holding, on="keep_focus"))
     converted = cite(
-        "S 6.1",
+        "seed 000",
         holding.to.itself(cond="seed_keeps_focus", on="return_focus_to_chain_starter"),
     ) | cite("CR 455", holding.to.itself(on="give_focus_to_attacker"))
     pass_focus = cite(

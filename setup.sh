@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sets riftchart up on a fresh Debian machine: Graphviz's `dot` and Chromium (for the
+# step-through page's browser test) from Debian where missing, then a virtual environment in
+# .venv with riftchart and its test extras. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need=()
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ "${#need[@]}" -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e ".[test]"
