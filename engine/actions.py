@@ -6,9 +6,10 @@ Every check happens before anything changes, so an illegal action raises
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, effects, flow
 from .errors import IllegalAction
@@ -72,7 +73,7 @@ class EndTurn:
     player: str
 
 
-Action = Union[Move, Play, Pass, Add, Choose, Assign, EndTurn]
+Action = Move | Play | Pass | Add | Choose | Assign | EndTurn
 
 
 def from_step(kind: str, args: Any) -> Action:
@@ -154,7 +155,9 @@ def _check_move(s: GameState, m: Move) -> None:
         if unit.controller != m.player:
             raise IllegalAction(f"{m.player} does not control {uid}", "CR 144")
         if unit.exhausted:
-            raise IllegalAction(f"{uid} is exhausted: a Standard Move's cost is exhausting it", "CR 144")
+            raise IllegalAction(
+                f"{uid} is exhausted: a Standard Move's cost is exhausting it", "CR 144"
+            )
         if unit.at == m.to:
             raise IllegalAction(f"{uid} is already there", "CR 144")
         if unit.at != "base" and m.to != "base" and "ganking" not in unit.keywords:
@@ -219,11 +222,13 @@ def _check_play(s: GameState, p: Play) -> None:
         if to != "base":
             if to not in s.fields or s.fields[to].controller != p.player:
                 raise IllegalAction(
-                    f"a unit is played to its base or a battlefield its player controls", "CR 355.2"
+                    "a unit is played to its base or a battlefield its player controls", "CR 355.2"
                 )
             problem = effects.destination_problem(s, p.player, to)
             if problem:
-                raise IllegalAction(f"{to} is not a valid place to play units: {problem[0]}", problem[1])
+                raise IllegalAction(
+                    f"{to} is not a valid place to play units: {problem[0]}", problem[1]
+                )
         return
     wants_targets, wants_to = needs(card.effect)
     if wants_targets and not p.targets:
@@ -317,7 +322,7 @@ _CHECKS = {
 # --- taking an action ----------------------------------------------------------------------
 
 
-def perform(table: "Table", action: Action) -> None:
+def perform(table: Table, action: Action) -> None:
     """Take a legal action, then let the game run until a player must act."""
     s = table.state
     if isinstance(action, Move):
@@ -344,7 +349,7 @@ def perform(table: "Table", action: Action) -> None:
     flow.settle(table)
 
 
-def _standard_move(table: "Table", m: Move) -> None:
+def _standard_move(table: Table, m: Move) -> None:
     s = table.state
     s.passes = 0
     for uid in m.units:
@@ -355,7 +360,7 @@ def _standard_move(table: "Table", m: Move) -> None:
         effects.move(table, uid, m.to, "CR 144")
 
 
-def _play(table: "Table", p: Play) -> None:
+def _play(table: Table, p: Play) -> None:
     s = table.state
     card = _card_in_hand(s, p.player, p.card)
     s.hands[p.player].remove(card)
@@ -386,9 +391,7 @@ def candidates(s: GameState) -> list[Action]:
     if s.pending:
         if s.pending["kind"] == "battlefield":
             return [Choose(s.pending["player"], bf) for bf in s.pending["options"]]
-        return [
-            Assign(s.pending["player"], tuple(plan.items())) for plan in assignment_options(s)
-        ]
+        return [Assign(s.pending["player"], tuple(plan.items())) for plan in assignment_options(s)]
     found: list[Action] = []
     for player in s.players:
         found += [Pass(player), Add(player)]

@@ -11,10 +11,10 @@ if TYPE_CHECKING:
     from .core import Table
 
 
-def add(table: "Table", items: list[ChainItem], begun_by: str) -> None:
+def add(table: Table, items: list[ChainItem], begun_by: str) -> None:
     """Put items on the Chain together; Priority goes to the newest one's controller."""
     s = table.state
-    if not s.chain:
+    if s.chain_open:  # a new Chain; items joining one that is resolving keep its beginning
         s.chain_begun_by = begun_by
     s.chain.extend(items)
     for item in items:
@@ -22,13 +22,13 @@ def add(table: "Table", items: list[ChainItem], begun_by: str) -> None:
     table.send("priority", "items_added")
 
 
-def create(table: "Table", rule: str) -> None:
+def create(table: Table, rule: str) -> None:
     table.say("A Chain exists: the state is Closed", "CR 309")
     table.broadcast("chain_created")
     priority_to_newest(table, rule)
 
 
-def priority_to_newest(table: "Table", rule: str) -> None:
+def priority_to_newest(table: Table, rule: str) -> None:
     s = table.state
     s.passes = 0
     newest = s.chain[-1]
@@ -37,11 +37,11 @@ def priority_to_newest(table: "Table", rule: str) -> None:
     table.say(f"{s.priority} receives Priority", rule)
 
 
-def join_chain_being_resolved(table: "Table", rule: str) -> None:
+def join_chain_being_resolved(table: Table, rule: str) -> None:
     table.say("They join the Chain that is resolving", rule)
 
 
-def resolve_newest(table: "Table", rule: str, at_once: bool) -> None:
+def resolve_newest(table: Table, rule: str, at_once: bool) -> None:
     """The newest item resolves completely; Cleanup waits until it has (rules.md 3)."""
     s = table.state
     item = s.chain.pop()
@@ -58,7 +58,7 @@ def resolve_newest(table: "Table", rule: str, at_once: bool) -> None:
     table.send("priority", "item_resolved", resolved=item)
 
 
-def priority_after_resolution(table: "Table", rule: str, resolved: ChainItem | None) -> None:
+def priority_after_resolution(table: Table, rule: str, resolved: ChainItem | None) -> None:
     s = table.state
     s.passes = 0
     if resolved is not None and (
@@ -71,7 +71,7 @@ def priority_after_resolution(table: "Table", rule: str, resolved: ChainItem | N
         priority_to_newest(table, rule)
 
 
-def close(table: "Table", rule: str) -> None:
+def close(table: Table, rule: str) -> None:
     """The last item has resolved: Open again, and Focus moves or stays (rules 11.1 b, c)."""
     s = table.state
     s.passes = 0
@@ -81,13 +81,13 @@ def close(table: "Table", rule: str) -> None:
     s.chain_begun_by = None
 
 
-def queue_trigger(table: "Table", item: ChainItem, order_key: tuple) -> None:
+def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:
     """A triggered ability waits here until Cleanup puts it on the Chain."""
     table.state.queued_triggers.append((order_key, item))
     table.say(f"{item.label} triggers", "CR 375")
 
 
-def turn_order_rank(table: "Table", player: str | None) -> int:
+def turn_order_rank(table: Table, player: str | None) -> int:
     """Simultaneous triggers go on in turn order, starting with the turn player (rules 11.4)."""
     s = table.state
     who = player or s.turn_player
@@ -95,7 +95,7 @@ def turn_order_rank(table: "Table", player: str | None) -> int:
     return (s.players.index(who) - start) % len(s.players)
 
 
-def flush_triggers(table: "Table") -> bool:
+def flush_triggers(table: Table) -> bool:
     s = table.state
     if not s.queued_triggers:
         return False

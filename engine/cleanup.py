@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _BATTLEFIELD_STEPS = ("check_control", "stage_showdowns", "stage_combats", "check_stale_contest")
 
 
-def run(table: "Table") -> None:
+def run(table: Table) -> None:
     s = table.state
     if s.resolving:
         return  # never while an item is resolving; it runs once the item has finished
@@ -41,7 +41,7 @@ def run(table: "Table") -> None:
     raise RuntimeError("Cleanup did not reach a fixed point")
 
 
-def _lethal_damage(table: "Table") -> bool:
+def _lethal_damage(table: Table) -> bool:
     """Step 3: units with lethal damage die; combat damage waits for resolution (11.5)."""
     s = table.state
     if s.contest_at and (

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+
+from statecharts import CHARTS
 
 from . import diagrams, graphs, runner, scxml
-from statecharts import CHARTS
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -99,8 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--workers", type=int, default=1)
     check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
     check.add_argument("--json", action="store_true", help="machine-readable report")
-    check.add_argument("--out", metavar="DIR", default="counterexamples",
-                       help="where counterexample scenarios are written")
+    check.add_argument(
+        "--out",
+        metavar="DIR",
+        default="counterexamples",
+        help="where counterexample scenarios are written",
+    )
     check.set_defaults(func=_cmd_check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")

@@ -60,7 +60,7 @@ def legal_assignments(total: int, targets: list[Unit]) -> list[dict[str, int]]:
     return sorted(found, key=lambda p: sorted(p.items()))
 
 
-def begin_damage_step(table: "Table", bf: str, rule: str) -> None:
+def begin_damage_step(table: Table, bf: str, rule: str) -> None:
     s = table.state
     s.focus = s.priority = None
     s.damage_plan = {}
@@ -84,12 +84,12 @@ def _damage_choice(s: GameState, player: str, total: int, targets: list[Unit]) -
     }
 
 
-def answer_damage_choice(table: "Table", player: str, plan: dict[str, int]) -> None:
+def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> None:
     """An ``assign`` step; the Defender's choice follows the Attacker's."""
     s = table.state
     s.damage_plan[player] = {uid: n for uid, n in plan.items() if n}
     s.pending = None
-    table.say(f"{player} assigns {_plan_text(plan)}", "CR 458")
+    table.say(f"{player} assigns {_plan_text(s, plan)}", "CR 458")
     if player == s.attacker and s.defender not in s.damage_plan:
         bf = s.contest_at
         total = total_might(side_units(s, bf, s.defender))
@@ -98,24 +98,26 @@ def answer_damage_choice(table: "Table", player: str, plan: dict[str, int]) -> N
             s.pending = _damage_choice(s, s.defender, total, targets)
 
 
-def _plan_text(plan: dict[str, int]) -> str:
-    return ", ".join(f"{n} to {uid}" for uid, n in plan.items() if n) or "no damage"
+def _plan_text(s: GameState, plan: dict[str, int]) -> str:
+    """In board order, whatever order the plan was written in (snapshots sort their keys)."""
+    ordered = sorted(plan.items(), key=lambda item: s.units[item[0]].order)
+    return ", ".join(f"{n} to {uid}" for uid, n in ordered if n) or "no damage"
 
 
-def deal_damage(table: "Table", bf: str, rule: str) -> None:
+def deal_damage(table: Table, bf: str, rule: str) -> None:
     """All combat damage is dealt at once; it is checked only in resolution task 1 (11.5)."""
     s = table.state
     for player in (s.attacker, s.defender):
         plan = s.damage_plan.get(player, {})
-        table.say(f"{player} deals {_plan_text(plan)}", rule)
+        table.say(f"{player} deals {_plan_text(s, plan)}", rule)
         for uid, amount in plan.items():
             if amount:
                 table.update_unit(uid, damage=s.units[uid].damage + amount)
     s.damage_plan = {}
 
 
-def kill_heal_and_recall(table: "Table", bf: str, rule: str) -> None:
-    """Task 1: kill units with lethal damage, heal every unit, recall attackers if defenders remain."""
+def kill_heal_and_recall(table: Table, bf: str, rule: str) -> None:
+    """Task 1: kill units with lethal damage, heal all, recall attackers if defenders remain."""
     s = table.state
     table.say(f"Combat resolution at {bf}, task 1: combat cleanup", rule)
     for unit in sorted(s.units.values(), key=lambda u: u.order):
@@ -132,7 +134,7 @@ def kill_heal_and_recall(table: "Table", bf: str, rule: str) -> None:
             s.attackers_recalled = True
 
 
-def declare_result(table: "Table", bf: str, rule: str) -> None:
+def declare_result(table: Table, bf: str, rule: str) -> None:
     """Task 2: who won; No Result with both still there stages a Combat again."""
     s = table.state
     present = s.players_at(bf)
@@ -147,7 +149,7 @@ def declare_result(table: "Table", bf: str, rule: str) -> None:
         table.say(f"Combat at {bf}: {s.defender} (Defender) won", rule)
 
 
-def establish_control(table: "Table", bf: str, rule: str) -> None:
+def establish_control(table: Table, bf: str, rule: str) -> None:
     """Task 3: the player with units there establishes control; with none it is uncontrolled."""
     s = table.state
     present = s.players_at(bf)
@@ -159,7 +161,7 @@ def establish_control(table: "Table", bf: str, rule: str) -> None:
     table.try_send(battlefield_key(bf), "clear_contested")
 
 
-def end_combat(table: "Table", bf: str, rule: str) -> None:
+def end_combat(table: Table, bf: str, rule: str) -> None:
     """Task 4: designations are removed and the Combat is over."""
     s = table.state
     s.contest_at = s.attacker = s.defender = None

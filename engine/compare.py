@@ -61,7 +61,9 @@ def format_comparison(c: Comparison, width: int = 60) -> str:
         if a and b and a.state != b.state:
             for key in a.state:
                 if a.state[key] != b.state[key]:
-                    out += _side_by_side("*", f"{key}: {a.state[key]}", f"{key}: {b.state[key]}", width)
+                    out += _side_by_side(
+                        "*", f"{key}: {a.state[key]}", f"{key}: {b.state[key]}", width
+                    )
     out.append(f"The profiles part at step {c.first_difference} (lines marked *).")
     return "\n".join(out) + "\n"
 
@@ -72,11 +74,12 @@ def _aligned(left: list[str], right: list[str]) -> list[tuple[str, str, str]]:
     matcher = difflib.SequenceMatcher(a=_plain(left), b=_plain(right), autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            rows += [(" ", left[i], right[j]) for i, j in zip(range(i1, i2), range(j1, j2))]
+            rows += [
+                (" ", left[i], right[j]) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+            ]
         else:
             rows += [
-                ("*", la, lb)
-                for la, lb in zip_longest(left[i1:i2], right[j1:j2], fillvalue="")
+                ("*", la, lb) for la, lb in zip_longest(left[i1:i2], right[j1:j2], fillvalue="")
             ]
     return rows
 
@@ -84,9 +87,7 @@ def _aligned(left: list[str], right: list[str]) -> list[tuple[str, str, str]]:
 def _side_by_side(mark: str, left: str, right: str, width: int) -> list[str]:
     lcol = textwrap.wrap(left, width) or [""]
     rcol = textwrap.wrap(right, width) or [""]
-    return [
-        f"{mark} {a:<{width}} | {b}" for a, b in zip_longest(lcol, rcol, fillvalue="")
-    ]
+    return [f"{mark} {a:<{width}} | {b}" for a, b in zip_longest(lcol, rcol, fillvalue="")]
 
 
 def main(path: str, out: TextIO, err: TextIO, width: int = 60) -> int:

@@ -31,28 +31,28 @@ def combats_ready(s: GameState) -> list[str]:
     return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
 
 
-def offer_choice(table: "Table", rule: str) -> None:
+def offer_choice(table: Table, rule: str) -> None:
     s = table.state
     options = showdowns_ready(s) or combats_ready(s)
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
     table.say(f"Several contests are staged ({', '.join(options)}); {s.turn_player} chooses", rule)
 
 
-def open_chosen(table: "Table", bf: str) -> None:
+def open_chosen(table: Table, bf: str) -> None:
     s = table.state
     s.pending = None
     event = "open_showdown" if bf in showdowns_ready(s) else "open_combat"
     table.send(battlefield_key(bf), event)
 
 
-def give_focus(table: "Table", player: str, rule: str, why: str = "") -> None:
+def give_focus(table: Table, player: str, rule: str, why: str = "") -> None:
     s = table.state
     s.focus = s.priority = player
     s.passes = 0
     table.say(f"{player} gains Focus" + (f": {why}" if why else ""), rule)
 
 
-def begin_showdown(table: "Table", bf: str, rule: str) -> None:
+def begin_showdown(table: Table, bf: str, rule: str) -> None:
     s = table.state
     s.contest_at = bf
     s.attacker = s.defender = None
@@ -60,7 +60,7 @@ def begin_showdown(table: "Table", bf: str, rule: str) -> None:
     table.send("focus", "showdown_opens")
 
 
-def begin_combat(table: "Table", bf: str, rule: str, converted: bool) -> None:
+def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
     """A Combat opens, or a running Showdown converts into one (CR 454-455, rules.md 6.1)."""
     s = table.state
     present = s.players_at(bf)
@@ -70,7 +70,10 @@ def begin_combat(table: "Table", bf: str, rule: str, converted: bool) -> None:
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
     s.passes = 0
     if converted:
-        table.say(f"The Showdown at {bf} converts into Combat: {attacker} attacks, {defender} defends", rule)
+        table.say(
+            f"The Showdown at {bf} converts into Combat: {attacker} attacks, {defender} defends",
+            rule,
+        )
     else:
         table.say(f"Combat begins at {bf}: {attacker} attacks, {defender} defends", rule)
     designate(table)
@@ -78,7 +81,7 @@ def begin_combat(table: "Table", bf: str, rule: str, converted: bool) -> None:
     _queue_combat_triggers(table, bf)
 
 
-def designate(table: "Table") -> bool:
+def designate(table: Table) -> bool:
     """Cleanup step 2: units at the combat take their controller's designation."""
     s = table.state
     changed = False
@@ -95,7 +98,7 @@ def designate(table: "Table") -> bool:
     return changed
 
 
-def _queue_combat_triggers(table: "Table", bf: str) -> None:
+def _queue_combat_triggers(table: Table, bf: str) -> None:
     """Attack and defend triggers: the Attacker's first, the Defender's last (rules 11.4)."""
     s = table.state
     for unit in s.units_at(bf):
@@ -117,7 +120,7 @@ def _queue_combat_triggers(table: "Table", bf: str) -> None:
                 chain.queue_trigger(table, item, (rank, unit.order))
 
 
-def all_passed(table: "Table") -> None:
+def all_passed(table: Table) -> None:
     """Every player passed Focus in a row: the Showdown's passes end it (CR 347)."""
     s = table.state
     s.focus = s.priority = None
@@ -125,7 +128,7 @@ def all_passed(table: "Table") -> None:
     table.send(battlefield_key(s.contest_at), "showdown_ends")
 
 
-def end_non_combat_showdown(table: "Table", bf: str, rule: str) -> None:
+def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:
     """rules.md 5.6: the only player with units there establishes control; it is Neutral first."""
     s = table.state
     s.contest_at = None

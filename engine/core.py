@@ -6,8 +6,9 @@ Every rules procedure in ``engine`` is a function of a :class:`Table`. The publi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from .runtime import FastRuntime, Transition
 from .state import Field, GameState, Unit, battlefield_key
@@ -52,6 +53,12 @@ class Table:
 
         model = model_for(self, key, args)
         chosen = self.runtime.send(self.state, key, _chart_name(key), event, model)
+        if not chosen:
+            # the engine sends an event only where the rules say it happens: a chart that does
+            # not take it means the engine and the chart disagree
+            raise RuntimeError(
+                f"{key} took no transition for {event!r} in {sorted(self.state.configs[key])}"
+            )
         for t in chosen:
             step = TransitionTaken(key, t.source, t.target, t.event, t.rule)
             if self.tracing:
@@ -66,12 +73,15 @@ class Table:
     def can(self, key: str, event: str, **args: Any) -> bool:
         from .models import model_for
 
-        return self.runtime.enabled(self.state, key, _chart_name(key), event, model_for(self, key, args))
+        return self.runtime.enabled(
+            self.state, key, _chart_name(key), event, model_for(self, key, args)
+        )
 
     def try_send(self, key: str, event: str, **args: Any) -> bool:
         """Send ``event`` only where the chart takes it (Cleanup's checks); say if it did."""
         if self.can(key, event, **args):
-            return bool(self.send(key, event, **args))
+            self.send(key, event, **args)
+            return True
         return False
 
     def broadcast(self, event: str) -> None:

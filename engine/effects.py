@@ -6,8 +6,9 @@ phase, Ganking and exhaustion, but not the destination rules of rules.md section
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from . import chain, scoring
 from .state import Card, ChainItem, GameState, Unit, battlefield_key, trigger_from
@@ -62,12 +63,12 @@ def _combatants(s: GameState, bf: str) -> set[str]:
 # --- units arriving, leaving, dying ---------------------------------------------------------
 
 
-def arrive(table: "Table", uid: str, bf: str) -> None:
+def arrive(table: Table, uid: str, bf: str) -> None:
     """A unit becomes present at a battlefield: Contested as S 184.3.a says."""
     table.send(battlefield_key(bf), "unit_arrives", player=table.unit(uid).controller)
 
 
-def move(table: "Table", uid: str, to: str, rule: str) -> None:
+def move(table: Table, uid: str, to: str, rule: str) -> None:
     unit = table.unit(uid)
     if to == unit.at:
         return
@@ -79,7 +80,7 @@ def move(table: "Table", uid: str, to: str, rule: str) -> None:
     fire(table, unit_id=uid, event="move")
 
 
-def recall(table: "Table", uid: str, rule: str) -> None:
+def recall(table: Table, uid: str, rule: str) -> None:
     """To its controller's base; a Recall is not a Move (no Contested, no move trigger)."""
     unit = table.unit(uid)
     if unit.at == "base":
@@ -88,7 +89,7 @@ def recall(table: "Table", uid: str, rule: str) -> None:
     table.say(f"{table.name(uid)} is recalled to {unit.controller}'s base", rule)
 
 
-def die(table: "Table", uid: str, rule: str) -> None:
+def die(table: Table, uid: str, rule: str) -> None:
     unit = table.unit(uid)
     table.update_unit(uid, at="trash", designation=None, damage=0, stunned=False)
     table.say(f"{table.name(uid)} dies", rule)
@@ -96,7 +97,7 @@ def die(table: "Table", uid: str, rule: str) -> None:
 
 
 def enter_board(
-    table: "Table", uid: str, player: str, template: Card, to: str, rule: str, played: bool
+    table: Table, uid: str, player: str, template: Card, to: str, rule: str, played: bool
 ) -> None:
     s = table.state
     old = s.units.get(uid)
@@ -120,7 +121,7 @@ def enter_board(
         fire(table, unit_id=uid, event="play")
 
 
-def fire(table: "Table", event: str, unit_id: str | None = None, unit: Unit | None = None) -> None:
+def fire(table: Table, event: str, unit_id: str | None = None, unit: Unit | None = None) -> None:
     """Queue a unit's triggers for ``event``; the source's controller controls them (11.4)."""
     unit = unit or table.unit(unit_id)
     for trigger in unit.triggers:
@@ -134,13 +135,15 @@ def fire(table: "Table", event: str, unit_id: str | None = None, unit: Unit | No
                 source=unit.id,
                 where=unit.at,
             )
-            chain.queue_trigger(table, item, (chain.turn_order_rank(table, unit.controller), unit.order))
+            chain.queue_trigger(
+                table, item, (chain.turn_order_rank(table, unit.controller), unit.order)
+            )
 
 
 # --- resolving a chain item ----------------------------------------------------------------
 
 
-def resolve_item(table: "Table", item: ChainItem) -> None:
+def resolve_item(table: Table, item: ChainItem) -> None:
     s = table.state
     if item.kind == "add":
         table.say(f"{item.controller}'s Add ability resolves", "CR 416")
@@ -169,15 +172,19 @@ def _select(s: GameState, item: ChainItem) -> tuple[str, ...]:
         return (item.source,) if item.source in s.units else ()
     if selector == "enemies_here":
         you = item.controller
-        return tuple(
-            u.id
-            for u in s.units_at(item.where or "")
-            if you is not None and s.opponents(you, u.controller)
-        ) if item.where and item.where in s.fields else ()
+        return (
+            tuple(
+                u.id
+                for u in s.units_at(item.where or "")
+                if you is not None and s.opponents(you, u.controller)
+            )
+            if item.where and item.where in s.fields
+            else ()
+        )
     return tuple(selector)
 
 
-def run(table: "Table", effect: Mapping[str, Any], ctx: Context) -> None:
+def run(table: Table, effect: Mapping[str, Any], ctx: Context) -> None:
     ((kind, arg),) = effect.items()
     if kind == "sequence":
         for part in arg:
@@ -217,12 +224,12 @@ def run(table: "Table", effect: Mapping[str, Any], ctx: Context) -> None:
         raise ValueError(f"unknown effect {kind!r}")
 
 
-def _on_board(table: "Table", uid: str) -> bool:
+def _on_board(table: Table, uid: str) -> bool:
     unit = table.state.units.get(uid)
     return unit is not None and unit.on_board
 
 
-def _move_effect(table: "Table", units: list[str], arg: Any, ctx: Context) -> None:
+def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None:
     s = table.state
     to = (arg.get("to") if isinstance(arg, Mapping) else None) or ctx.to
     if to is None:
@@ -240,11 +247,11 @@ def _move_effect(table: "Table", units: list[str], arg: Any, ctx: Context) -> No
         move(table, uid, to, "CR 427")
 
 
-def _play_unit(table: "Table", arg: Mapping[str, Any], ctx: Context) -> None:
+def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     s = table.state
     uid = arg["id"]
     if ctx.you is None:
-        table.say(f"{uid} is not played: \"you\" is no one", "S 184.6.c")
+        table.say(f'{uid} is not played: "you" is no one', "S 184.6.c")
         return
     if uid in s.units and s.units[uid].on_board:
         table.say(f"{uid} is already on the board; no second one is made", "CR 406")
@@ -253,7 +260,9 @@ def _play_unit(table: "Table", arg: Mapping[str, Any], ctx: Context) -> None:
     if to != "base":
         problem = destination_problem(s, ctx.you, to)
         if problem:
-            table.say(f"{uid} cannot be played to {to} ({problem[0]}): it enters the base", problem[1])
+            table.say(
+                f"{uid} cannot be played to {to} ({problem[0]}): it enters the base", problem[1]
+            )
             to = "base"
     template = Card(
         id=uid,
@@ -267,9 +276,9 @@ def _play_unit(table: "Table", arg: Mapping[str, Any], ctx: Context) -> None:
     enter_board(table, uid, ctx.you, template, to, "CR 406", played=False)
 
 
-def _you_effect(table: "Table", kind: str, amount: int, ctx: Context) -> None:
+def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
     if ctx.you is None:
-        table.say(f"{kind} does nothing: \"you\" is no one here", "S 184.6.c")
+        table.say(f'{kind} does nothing: "you" is no one here', "S 184.6.c")
         return
     if kind == "draw":
         scoring.draw(table, ctx.you, amount)
@@ -278,7 +287,7 @@ def _you_effect(table: "Table", kind: str, amount: int, ctx: Context) -> None:
         table.say(f"{ctx.you} gains {amount} point{'s' if amount != 1 else ''}", "CR 466")
 
 
-def _return_to_hand(table: "Table", uid: str) -> None:
+def _return_to_hand(table: Table, uid: str) -> None:
     unit = table.unit(uid)
     card = Card(
         id=uid,
@@ -289,13 +298,20 @@ def _return_to_hand(table: "Table", uid: str) -> None:
         keywords=unit.keywords,
         triggers=unit.triggers,
     )
-    table.update_unit(uid, at="hand", designation=None, damage=0, stunned=False, exhausted=False,
-                      controller=unit.owner)
+    table.update_unit(
+        uid,
+        at="hand",
+        designation=None,
+        damage=0,
+        stunned=False,
+        exhausted=False,
+        controller=unit.owner,
+    )
     table.state.hands[unit.owner].append(card)
     table.say(f"{table.name(uid)} returns to {unit.owner}'s hand", "CR 409")
 
 
-def _take_control(table: "Table", uid: str, ctx: Context) -> None:
+def _take_control(table: Table, uid: str, ctx: Context) -> None:
     unit = table.unit(uid)
     if ctx.you is None or unit.controller == ctx.you:
         return

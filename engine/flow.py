@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from .core import Table
 
 
-def settle(table: "Table") -> None:
+def settle(table: Table) -> None:
     s = table.state
     for _ in range(10_000):
         if s.winner or s.pending:

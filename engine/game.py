@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from . import actions, snapshot
 from .actions import Action
@@ -41,8 +42,8 @@ class Game:
         *,
         rules: str | None = None,
         runtime: Any | None = None,
-    ) -> "Game":
-        """The setup of a scenario (a path, a dict or a loaded Scenario); its steps are not played."""
+    ) -> Game:
+        """A scenario's setup (from a path, a dict or a loaded Scenario), its steps not played."""
         scenario = source if isinstance(source, Scenario) else load_scenario(source)
         if rules:
             scenario = scenario.with_rules(rules)
@@ -113,14 +114,14 @@ class Game:
         return snapshot.dump(self._table.state)
 
     @classmethod
-    def restore(cls, data: Mapping[str, Any], runtime: Any | None = None) -> "Game":
+    def restore(cls, data: Mapping[str, Any], runtime: Any | None = None) -> Game:
         return cls(snapshot.load(data), runtime)
 
     def to_json(self) -> str:
         return json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str, runtime: Any | None = None) -> "Game":
+    def from_json(cls, text: str, runtime: Any | None = None) -> Game:
         return cls.restore(json.loads(text), runtime)
 
     def replay(self, log: Iterable[Action]) -> None:
@@ -143,7 +144,15 @@ def setup_state(scenario: Scenario, runtime: Any) -> GameState:
     """The position a scenario sets up: the turn player's Main phase, Neutral Open (taken as
     given: nothing triggers and no Cleanup runs)."""
     fields = {
-        b.id: Field(b.id, b.name, i, None, None, tuple(b.scored_this_turn), tuple(map(trigger_from, b.abilities)))
+        b.id: Field(
+            b.id,
+            b.name,
+            i,
+            None,
+            None,
+            tuple(b.scored_this_turn),
+            tuple(map(trigger_from, b.abilities)),
+        )
         for i, b in enumerate(scenario.battlefields)
     }
     units = {}

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 class Model:
-    def __init__(self, table: "Table", args: dict[str, Any]):
+    def __init__(self, table: Table, args: dict[str, Any]):
         self.table = table
         self.state = table.state
         self.args = args
@@ -37,7 +37,7 @@ class Model:
 
 
 class BattlefieldModel(Model):
-    def __init__(self, table: "Table", bf: str, args: dict[str, Any]):
+    def __init__(self, table: Table, bf: str, args: dict[str, Any]):
         super().__init__(table, args)
         self.bf = bf
         self.key = battlefield_key(bf)
@@ -93,7 +93,9 @@ class BattlefieldModel(Model):
 
     def conversion_due(self) -> bool:
         # Cleanup step 10: only in Showdown Open, at the running non-combat Showdown
-        return self.state.chain_open and "non_combat" in self.config and "combat_staged" in self.config
+        return (
+            self.state.chain_open and "non_combat" in self.config and "combat_staged" in self.config
+        )
 
     def contest_staged_here(self) -> bool:
         return "showdown_staged" in self.config or "combat_staged" in self.config
@@ -266,7 +268,9 @@ class PriorityModel(Model):
         self.state.priority = nxt
 
     def resolve_newest(self) -> None:
-        chain.resolve_newest(self.table, self.rule, at_once=self.transition.event == "resolve_at_once")
+        chain.resolve_newest(
+            self.table, self.rule, at_once=self.transition.event == "resolve_at_once"
+        )
 
     def join_chain_being_resolved(self) -> None:
         chain.join_chain_being_resolved(self.table, self.rule)
@@ -329,7 +333,7 @@ class TurnModel(Model):
         turn.main_phase(self.table, self.rule)
 
 
-def model_for(table: "Table", key: str, args: dict[str, Any]) -> Model:
+def model_for(table: Table, key: str, args: dict[str, Any]) -> Model:
     if key.startswith("battlefield:"):
         return BattlefieldModel(table, key.split(":", 1)[1], args)
     return _MODELS[key](table, args)

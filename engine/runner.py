@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, TextIO
 
 from . import actions
 from .errors import IllegalAction, ScenarioError
@@ -159,8 +160,13 @@ def print_json(result: RunResult, out: TextIO) -> None:
     for rec in result.steps:
         out.write(
             json.dumps(
-                {"file": result.path, "step": rec.index, "do": rec.do, "state": rec.state,
-                 "trace": rec.lines},
+                {
+                    "file": result.path,
+                    "step": rec.index,
+                    "do": rec.do,
+                    "state": rec.state,
+                    "trace": rec.lines,
+                },
                 sort_keys=False,
             )
             + "\n"

@@ -13,9 +13,10 @@ transitions' actions in order. Actions therefore always see the configuration af
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from statemachine import State
 
@@ -97,9 +98,7 @@ class CompiledChart:
         for t in state.transitions:
             if t.initial:
                 continue
-            guards = tuple(
-                (str(spec).lstrip("!"), bool(spec.expected_value)) for spec in t.cond
-            )
+            guards = tuple((str(spec).lstrip("!"), bool(spec.expected_value)) for spec in t.cond)
             actions = tuple(str(spec) for spec in t.on if not spec.is_convention)
             for event in t.events:
                 self.transitions.append(
@@ -287,7 +286,7 @@ class FastRuntime:
     def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
         return bool(compiled(chart).select(host.configs[key], event, model.guard))
 
-    def fork(self) -> "FastRuntime":
+    def fork(self) -> FastRuntime:
         return self
 
 
@@ -343,7 +342,10 @@ class ReferenceRuntime:
         if frozenset(s.id for s in machine.configuration) != wanted:
             from statemachine.orderedset import OrderedSet
 
-            states = [machine.states_map[s] for s in sorted(wanted, key=lambda s: compiled(chart).states[s].order)]
+            states = [
+                machine.states_map[s]
+                for s in sorted(wanted, key=lambda s: compiled(chart).states[s].order)
+            ]
             machine.configuration = OrderedSet(states)
         return machine, model
 
@@ -380,7 +382,7 @@ class ReferenceRuntime:
         # actions run afterwards, in document order, in both runtimes
         return sorted((self._lookup(chart, t, event) for t in ref.taken), key=lambda t: t.order)
 
-    def fork(self) -> "ReferenceRuntime":
+    def fork(self) -> ReferenceRuntime:
         return ReferenceRuntime()
 
 
@@ -422,5 +424,5 @@ class CheckedRuntime:
             )
         return fast_taken
 
-    def fork(self) -> "CheckedRuntime":
+    def fork(self) -> CheckedRuntime:
         return CheckedRuntime()

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from .core import Table
 
 
-def establish_control(table: "Table", bf: str, player: str, rule: str) -> None:
+def establish_control(table: Table, bf: str, player: str, rule: str) -> None:
     """``player`` establishes control at the end of a contest; a Conquer if not scored yet.
 
     Not blocked by the freeze of S 184.3.c: control and Contested change together (11.6).
@@ -28,14 +28,14 @@ def establish_control(table: "Table", bf: str, player: str, rule: str) -> None:
     score(table, bf, player, "conquer")
 
 
-def may_score(table: "Table", bf: str, player: str) -> bool:
+def may_score(table: Table, bf: str, player: str) -> bool:
     """At most once a turn per battlefield, by either method (CR 462)."""
     s = table.state
     team = s.team_of(player)
     return not any(p in s.fields[bf].scored for p in team) and bf not in s.blocked_scoring
 
 
-def score(table: "Table", bf: str, player: str, method: str) -> None:
+def score(table: Table, bf: str, player: str, method: str) -> None:
     s = table.state
     f = table.update_field(bf, scored=s.fields[bf].scored + (player,))
     if method == "conquer" and points(table, player) >= s.victory_score - 1:
@@ -56,25 +56,41 @@ def score(table: "Table", bf: str, player: str, method: str) -> None:
     _fire_score_triggers(table, bf, player, method)
 
 
-def _fire_score_triggers(table: "Table", bf: str, player: str, method: str) -> None:
+def _fire_score_triggers(table: Table, bf: str, player: str, method: str) -> None:
     s = table.state
     f = s.fields[bf]
     for trigger in f.abilities:
         if trigger.when == method:
-            item = ChainItem("trigger", f"{bf}:{method}", f.controller, trigger.effect,
-                             trigger.targets, source=bf, where=bf)
-            chain.queue_trigger(table, item, (chain.turn_order_rank(table, f.controller), -1, f.index))
+            item = ChainItem(
+                "trigger",
+                f"{bf}:{method}",
+                f.controller,
+                trigger.effect,
+                trigger.targets,
+                source=bf,
+                where=bf,
+            )
+            chain.queue_trigger(
+                table, item, (chain.turn_order_rank(table, f.controller), -1, f.index)
+            )
     for unit in s.units_at(bf):
         if unit.controller != player:
             continue
         for trigger in unit.triggers:
             if trigger.when == method:
-                item = ChainItem("trigger", f"{unit.id}:{method}", unit.controller, trigger.effect,
-                                 trigger.targets, source=unit.id, where=bf)
+                item = ChainItem(
+                    "trigger",
+                    f"{unit.id}:{method}",
+                    unit.controller,
+                    trigger.effect,
+                    trigger.targets,
+                    source=unit.id,
+                    where=bf,
+                )
                 chain.queue_trigger(table, item, (chain.turn_order_rank(table, player), unit.order))
 
 
-def score_holds(table: "Table", rule: str) -> None:
+def score_holds(table: Table, rule: str) -> None:
     """Beginning phase: the turn player scores every battlefield they control (CR 464)."""
     s = table.state
     for bf, f in list(s.fields.items()):
@@ -82,17 +98,17 @@ def score_holds(table: "Table", rule: str) -> None:
             score(table, bf, s.turn_player, "hold")
 
 
-def points(table: "Table", player: str) -> int:
+def points(table: Table, player: str) -> int:
     return table.state.scores[player]
 
 
-def add_points(table: "Table", player: str, amount: int) -> None:
+def add_points(table: Table, player: str, amount: int) -> None:
     """Points are shared by a team (rules.md 8)."""
     for p in table.state.team_of(player):
         table.state.scores[p] += amount
 
 
-def draw(table: "Table", player: str, count: int) -> None:
+def draw(table: Table, player: str, count: int) -> None:
     s = table.state
     drawn = min(count, s.deck[player])
     s.deck[player] -= drawn
@@ -100,7 +116,7 @@ def draw(table: "Table", player: str, count: int) -> None:
     table.say(f"{player} draws {drawn} card{'s' if drawn != 1 else ''}", "CR 400")
 
 
-def check_win(table: "Table") -> bool:
+def check_win(table: Table) -> bool:
     """Cleanup step 1: points >= the victory score and strictly more than every opponent."""
     s = table.state
     if s.winner:

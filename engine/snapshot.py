@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from dataclasses import asdict, fields
-from typing import Any, Mapping
+from typing import Any
 
 from .state import Card, ChainItem, Field, GameState, Trigger, Unit
 
@@ -12,30 +14,52 @@ FORMAT = "riftchart-snapshot/1"
 
 def _trigger(data: Mapping[str, Any]) -> Trigger:
     targets = data["targets"]
-    return Trigger(data["when"], data["effect"], tuple(targets) if isinstance(targets, list) else targets)
+    return Trigger(
+        data["when"], data["effect"], tuple(targets) if isinstance(targets, list) else targets
+    )
 
 
 def _card(data: Mapping[str, Any] | None) -> Card | None:
     if data is None:
         return None
-    return Card(**{**data, "keywords": tuple(data["keywords"]),
-                   "triggers": tuple(map(_trigger, data["triggers"]))})
+    return Card(
+        **{
+            **data,
+            "keywords": tuple(data["keywords"]),
+            "triggers": tuple(map(_trigger, data["triggers"])),
+        }
+    )
 
 
 def _unit(data: Mapping[str, Any]) -> Unit:
-    return Unit(**{**data, "keywords": tuple(data["keywords"]),
-                   "triggers": tuple(map(_trigger, data["triggers"]))})
+    return Unit(
+        **{
+            **data,
+            "keywords": tuple(data["keywords"]),
+            "triggers": tuple(map(_trigger, data["triggers"])),
+        }
+    )
 
 
 def _field(data: Mapping[str, Any]) -> Field:
-    return Field(**{**data, "scored": tuple(data["scored"]),
-                    "abilities": tuple(map(_trigger, data["abilities"]))})
+    return Field(
+        **{
+            **data,
+            "scored": tuple(data["scored"]),
+            "abilities": tuple(map(_trigger, data["abilities"])),
+        }
+    )
 
 
 def _item(data: Mapping[str, Any]) -> ChainItem:
     targets = data["targets"]
-    return ChainItem(**{**data, "targets": tuple(targets) if isinstance(targets, list) else targets,
-                        "card": _card(data["card"])})
+    return ChainItem(
+        **{
+            **data,
+            "targets": tuple(targets) if isinstance(targets, list) else targets,
+            "card": _card(data["card"]),
+        }
+    )
 
 
 def dump(s: GameState) -> dict[str, Any]:
@@ -64,6 +88,7 @@ def _plain(value: Any) -> Any:
 def load(data: Mapping[str, Any]) -> GameState:
     if data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
+    data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
     return GameState(
         players=tuple(data["players"]),
         teams=tuple(tuple(t) for t in data["teams"]) if data["teams"] else None,

@@ -6,8 +6,9 @@ and serialised as one value; the runtimes read and write them through ``configs`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from .runtime import Configuration, compiled
 
@@ -131,7 +132,7 @@ class GameState:
     next_order: int = 0
     blocked_scoring: tuple[str, ...] = ()  # teams: battlefields a teammate controlled
 
-    def copy(self) -> "GameState":
+    def copy(self) -> GameState:
         """A copy that shares only immutable parts."""
         return replace(
             self,

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from .core import Table
 
 
-def ending(table: "Table", rule: str) -> None:
+def ending(table: Table, rule: str) -> None:
     """Stun and "this turn" effects expire; damage heals."""
     s = table.state
     s.priority = None
@@ -21,7 +21,7 @@ def ending(table: "Table", rule: str) -> None:
             table.update_unit(unit.id, stunned=False, damage=0)
 
 
-def next_turn(table: "Table", rule: str) -> None:
+def next_turn(table: Table, rule: str) -> None:
     """The next player's turn begins with Awaken: their units ready."""
     s = table.state
     s.turn_player = s.next_player(s.turn_player)
@@ -32,7 +32,9 @@ def next_turn(table: "Table", rule: str) -> None:
     s.blocked_scoring = tuple(
         bf
         for bf, f in s.fields.items()
-        if f.controller and f.controller != s.turn_player and not s.opponents(s.turn_player, f.controller)
+        if f.controller
+        and f.controller != s.turn_player
+        and not s.opponents(s.turn_player, f.controller)
     )
     table.say(f"{s.turn_player}'s turn: Awaken phase, their units ready", rule)
     for unit in list(s.units.values()):
@@ -40,7 +42,7 @@ def next_turn(table: "Table", rule: str) -> None:
             table.update_unit(unit.id, exhausted=False)
 
 
-def beginning_triggers(table: "Table", rule: str) -> None:
+def beginning_triggers(table: Table, rule: str) -> None:
     """Battlefields' "at the start of the Beginning phase" abilities go on the Chain first."""
     s = table.state
     table.say("Beginning phase", rule)
@@ -49,17 +51,26 @@ def beginning_triggers(table: "Table", rule: str) -> None:
             if trigger.when == "beginning":
                 # an uncontrolled battlefield's ability: the turn player handles it, but "you"
                 # in it is no one (S 184.6.b, 184.6.c)
-                item = ChainItem("trigger", f"{bf}:beginning", f.controller, trigger.effect,
-                                 trigger.targets, source=bf, where=bf)
-                chain.queue_trigger(table, item, (chain.turn_order_rank(table, f.controller), -1, f.index))
+                item = ChainItem(
+                    "trigger",
+                    f"{bf}:beginning",
+                    f.controller,
+                    trigger.effect,
+                    trigger.targets,
+                    source=bf,
+                    where=bf,
+                )
+                chain.queue_trigger(
+                    table, item, (chain.turn_order_rank(table, f.controller), -1, f.index)
+                )
 
 
-def draw_step(table: "Table", rule: str) -> None:
+def draw_step(table: Table, rule: str) -> None:
     table.say("Draw phase", rule)
     scoring.draw(table, table.state.turn_player, 1)
 
 
-def main_phase(table: "Table", rule: str) -> None:
+def main_phase(table: Table, rule: str) -> None:
     s = table.state
     s.priority = s.turn_player
     table.say(f"Main phase: {s.turn_player} has Priority", rule)

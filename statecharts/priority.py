@@ -14,9 +14,11 @@ class Priority(RiftChart):
     priority_window = State()
     resolving = State()
 
-    items_added = cite(
-        "CR 327", open.to(priority_window, on="create_chain")
-    ) | cite("CR 328", priority_window.to.itself(on="give_priority_to_newest"))
+    items_added = (
+        cite("CR 327", open.to(priority_window, on="create_chain"))
+        | cite("CR 328", priority_window.to.itself(on="give_priority_to_newest"))
+        | cite("CR 335", resolving.to.itself(on="join_chain_being_resolved"))
+    )
     pass_priority = cite(
         "CR 332",
         priority_window.to(resolving, cond="everyone_else_has_passed", on="resolve_newest"),

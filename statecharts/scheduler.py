@@ -16,10 +16,26 @@ class Scheduler(RiftChart):
     contest_active = State()
 
     open_contest = (
-        cite("CR 323", idle.to(choosing, cond=["neutral_open", "several_showdowns_qualify"], on="offer_choice"))
-        | cite("CR 323", idle.to(contest_active, cond=["neutral_open", "a_showdown_qualifies"], on="open_showdown"))
-        | cite("CR 323", idle.to(choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_choice"))
-        | cite("CR 323", idle.to(contest_active, cond=["neutral_open", "a_combat_qualifies"], on="open_combat"))
+        cite(
+            "CR 323",
+            idle.to(
+                choosing, cond=["neutral_open", "several_showdowns_qualify"], on="offer_choice"
+            ),
+        )
+        | cite(
+            "CR 323",
+            idle.to(
+                contest_active, cond=["neutral_open", "a_showdown_qualifies"], on="open_showdown"
+            ),
+        )
+        | cite(
+            "CR 323",
+            idle.to(choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_choice"),
+        )
+        | cite(
+            "CR 323",
+            idle.to(contest_active, cond=["neutral_open", "a_combat_qualifies"], on="open_combat"),
+        )
     )
     choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))
     contest_over = cite("CR 348", contest_active.to(idle))

@@ -6,7 +6,6 @@ import pytest
 
 from engine.runner import OK, StepRecord, run_file
 from engine.runtime import CheckedRuntime
-
 from tests.chart_agreement import disagreements
 from tests.conftest import SCENARIOS
 

@@ -1,0 +1,44 @@
+"""riftchart's own exceptions."""
+
+from __future__ import annotations
+
+
+class RiftchartError(Exception):
+    """Base of riftchart's own errors."""
+
+
+class IllegalAction(RiftchartError):
+    """An action the rules forbid now. `.rule` names the rule (e.g. 'CR 312'); the game state is
+    unchanged."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(f"{message} ({rule})")
+        self.rule = rule
+        self.message = message
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""
+    return " ".join(text.splitlines()) if text else text
+
+
+class ScenarioError(RiftchartError):
+    """A file that is not a valid scenario.
+
+    Carries ``.file`` (the path as given, or ``<scenario>`` for a dict), ``.field`` (a dotted
+    path like ``units[2].might`` or ``steps[3].move.to``), ``.line`` (1-based int, or None when
+    unknown) and ``.message``. ``str()`` is always one line: ``FILE: FIELD: message (line N)``.
+    """
+
+    def __init__(self, file: str, field: str, message: str, line: int | None = None) -> None:
+        self.file = file
+        self.field = field
+        self.message = message
+        self.line = line
+        text = f"{_one_line(str(file))}: {_one_line(str(field))}: {_one_line(str(message))}"
+        if line is not None:
+            text += f" (line {line})"
+        super().__init__(text)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.file, self.field, self.message, self.line))

@@ -1,0 +1,583 @@
+"""Step-through pages: a scenario's run, step by step, as lit charts beside the trace.
+
+:func:`write_lit_run` writes, for every step of a run, each chart (every battlefield's, and
+the small focus, priority, scheduler and turn charts) with its active states lit and the
+transitions just taken marked, as ``<out>/<stem>/step-NNN-<chart>.svg``; and one
+self-contained page ``<out>/<stem>.html`` that steps through the run: no network, the CSS,
+the script and the SVGs inline.
+
+Safety. Everything a scenario file can put in the page (its name, ids, display names, trace
+lines, state values) goes through :func:`html.escape` here, on the server side; the page's
+script never builds markup from data, it only shows and hides what was rendered. The charts
+are drawn from state ids, events and rule citations of the chart definitions only (see
+``engine.diagrams.chart_dot``): no scenario text reaches Graphviz. As a second line of
+defence, the page's Content-Security-Policy allows no network at all and only the one script
+and style block whose hashes it names, so even a mistake in escaping could not run code.
+
+Determinism. The same run gives the same bytes: charts in a fixed order, states in document
+order, no time stamps, and the Graphviz version comment dropped from the inlined SVGs.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+from engine.core import TransitionTaken
+from engine.diagrams import chart_dot, render_svg, transition_label
+from engine.runner import OK, RunResult, StepRecord, describe
+from engine.runtime import Transition, compiled
+from statecharts import CHARTS
+
+#: The charts that every game has once, after its battlefields, in the order they are shown.
+GAME_CHARTS = ("focus", "priority", "scheduler", "turn")
+
+
+# --- which charts a step lights -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LitChart:
+    """One chart as a step left it: its active states and the transitions just taken."""
+
+    key: str  # "battlefield:A", "focus", ...
+    chart: str  # the chart's name in ``statecharts.CHARTS``: "battlefield", "focus", ...
+    active: frozenset[str]
+    taken: frozenset[Transition]
+
+    @property
+    def active_in_order(self) -> list[str]:
+        """The active states in document order (outermost first), for reading."""
+        states = compiled(self.chart).states
+        return sorted(self.active, key=lambda s: states[s].order if s in states else len(states))
+
+    @property
+    def taken_in_order(self) -> list[Transition]:
+        return sorted(self.taken, key=lambda t: t.order)
+
+    def svg(self) -> str:
+        """The chart as Graphviz draws it, lit (cached: many steps repeat a picture)."""
+        return _lit_svg(self.chart, self.active, self.taken)
+
+
+def chart_name(key: str) -> str:
+    """``battlefield:A`` -> ``battlefield``; the game-wide charts are keyed by their name."""
+    return key.split(":", 1)[0]
+
+
+def chart_keys(configs: Mapping[str, frozenset[str]]) -> list[str]:
+    """The charts of a step, in the order they are shown: the battlefields in setup order
+    (the order the game keeps them in), then the game-wide charts, then any other chart."""
+    battlefields = [k for k in configs if chart_name(k) == "battlefield"]
+    game_wide = [k for k in GAME_CHARTS if k in configs]
+    others = sorted(k for k in configs if k not in battlefields and k not in game_wide)
+    return [k for k in battlefields + game_wide + others if chart_name(k) in CHARTS]
+
+
+def lit_charts(record: StepRecord) -> list[LitChart]:
+    """Every chart of a step, lit with its configuration and the transitions it took."""
+    taken_by_key: dict[str, list[TransitionTaken]] = {}
+    for step in record.taken:
+        taken_by_key.setdefault(step.chart, []).append(step)
+    return [
+        LitChart(
+            key,
+            chart_name(key),
+            frozenset(record.configs[key]),
+            _compiled_transitions(chart_name(key), taken_by_key.get(key, ())),
+        )
+        for key in chart_keys(record.configs)
+    ]
+
+
+def _compiled_transitions(chart: str, taken: Iterable[TransitionTaken]) -> frozenset[Transition]:
+    """The compiled transitions that the observed ones were: same source, event, rule and
+    target. An observed one that the table lacks is left unmarked rather than failing the
+    page: a missing highlight is better than no picture."""
+    index = _transition_index(chart)
+    found: set[Transition] = set()
+    for step in taken:
+        found.update(index.get((step.source, step.event, step.rule, step.target), ()))
+    return frozenset(found)
+
+
+@cache
+def _transition_index(chart: str) -> dict[tuple[str, str, str, str], tuple[Transition, ...]]:
+    index: dict[tuple[str, str, str, str], list[Transition]] = {}
+    for transition in compiled(chart).transitions:
+        for target in transition.targets:
+            key = (transition.source, transition.event, transition.rule, target)
+            index.setdefault(key, []).append(transition)
+    return {key: tuple(found) for key, found in index.items()}
+
+
+@lru_cache(maxsize=1024)
+def _lit_svg(chart: str, active: frozenset[str], taken: frozenset[Transition]) -> str:
+    # Graphviz takes tens of milliseconds per battlefield chart, and a run mostly repeats a
+    # few configurations, so the same (chart, configuration, taken set) is drawn once
+    return render_svg(chart_dot(chart, active, taken))
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def write_lit_run(result: RunResult, out_dir: str | Path) -> list[Path]:
+    """Write the lit charts of every step and the step-through page of ``result``.
+
+    Writes ``<out_dir>/<stem>/step-NNN-<chart>.svg`` for every step and chart (``<chart>``
+    is the chart key with ``:`` replaced, e.g. ``battlefield-A``) and ``<out_dir>/<stem>.html``,
+    ``<stem>`` being the scenario file's name without its suffix. Older ``step-*.svg`` files
+    in ``<out_dir>/<stem>/`` (from a longer earlier run) are removed. Returns the paths
+    written, sorted.
+    """
+    out = Path(out_dir)
+    stem = Path(result.path).stem or "scenario"
+    folder = out / stem
+    folder.mkdir(parents=True, exist_ok=True)
+    frames = [lit_charts(record) for record in result.steps]
+    written: list[Path] = []
+    for record, charts in zip(result.steps, frames, strict=True):
+        for lit in charts:
+            path = folder / f"step-{record.index:03d}-{file_key(lit.key)}.svg"
+            _write_text(path, lit.svg())
+            written.append(path)
+    for stale in sorted(set(folder.glob("step-*.svg")) - set(written)):
+        stale.unlink()
+    page = out / f"{stem}.html"
+    _write_text(page, render_page(result, frames))
+    written.append(page)
+    return sorted(written)
+
+
+def file_key(key: str) -> str:
+    """A chart key as a safe, portable file-name part: ``battlefield:A`` -> ``battlefield-A``.
+
+    Battlefield ids come from scenario files and may hold ``/``, ``..`` or characters that
+    some file systems refuse, so every character but ASCII letters, digits, ``_`` and ``-``
+    is written as ``~`` and its UTF-8 bytes in hex; ``~`` itself is encoded, so two keys
+    never share a file name.
+    """
+    return "-".join(_file_part(part) for part in key.split(":", 1))
+
+
+def _file_part(text: str) -> str:
+    return "".join(
+        ch if ch.isascii() and (ch.isalnum() or ch in "_-") else
+        "".join(f"~{byte:02X}" for byte in ch.encode("utf-8"))
+        for ch in text
+    )
+
+
+def _write_text(path: Path, text: str) -> None:
+    # newline="\n": the same bytes on every platform
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+# --- the page -----------------------------------------------------------------------------
+
+
+def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None = None) -> str:
+    """The step-through page of ``result`` as one self-contained HTML document.
+
+    ``frames`` are the lit charts of each step (computed from ``result`` when not given).
+    Each step is a ``<section class="step" data-step="N">``; each chart in it a
+    ``<figure class="chart" data-chart="KEY" data-active="..." data-taken="...">`` whose
+    ``data-active`` lists the chart's active states in document order. Only the shown
+    step is not ``hidden``; ``#step-label`` reads "Step N of M".
+    """
+    if frames is None:
+        frames = [lit_charts(record) for record in result.steps]
+    pictures = _Pictures()
+    # step 0 carries its charts inline, so the page shows a whole step even without script
+    sections = [
+        _step_section(result, position, frames[position], pictures, inline=position == 0)
+        for position in range(len(result.steps))
+    ]
+    last = result.steps[-1].index if result.steps else 0
+    title = result.name or Path(result.path).name
+    verdict = "PASS" if result.code == OK else "FAIL"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(_policy())}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)} \u2014 riftchart step-through</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        "<header>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="meta"><code>{_e(result.path)}</code> \u00b7 rules: {_e(result.rules)} \u00b7 '
+        f'<span class="verdict {verdict.lower()}">{verdict}</span></p>',
+        (f'<p class="failure">{_e(result.message)}</p>' if result.code != OK else ""),
+        '<div id="controls">',
+        '<button type="button" id="prev" disabled>\u2190 previous</button>',
+        f'<span id="step-label" aria-live="polite">Step 0 of {last}</span>',
+        f'<button type="button" id="next"{" disabled" if len(result.steps) < 2 else ""}>'
+        "next \u2192</button>",
+        '<span class="hint">Left/Right arrow keys step; click a chart to zoom</span>',
+        "</div>",
+        "</header>",
+        '<div id="layout">',
+        _steps_nav(result),
+        "<main>",
+        *sections,
+        "</main>",
+        "</div>",
+        "<noscript><p>Stepping needs script; the first step is shown.</p></noscript>",
+        *pictures.templates(),
+        f"<script>{_JS}</script>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(part for part in parts if part) + "\n"
+
+
+class _Pictures:
+    """The distinct SVGs of a page, each kept once in a ``<template id="svg-N">``: most
+    steps show a picture that an earlier step showed already."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+
+    def number(self, svg: str) -> int:
+        return self._numbers.setdefault(svg, len(self._numbers))
+
+    def templates(self) -> list[str]:
+        return [
+            f'<template id="svg-{number}">{inline_svg(svg)}</template>'
+            for svg, number in self._numbers.items()
+        ]
+
+
+_SVG_PROLOG = re.compile(r"\A.*?(?=<svg\b)", re.DOTALL)
+_SVG_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_SVG_ID = re.compile(r' id="[^"]*"')
+
+
+def inline_svg(svg: str) -> str:
+    """Graphviz's SVG made fit to sit inside an HTML page.
+
+    The XML declaration, DOCTYPE and comments (the Graphviz version among them) go; so do
+    the element ids, which Graphviz numbers the same way in every chart (``node1``...) and
+    which would repeat in a page that shows several charts. Nothing in the SVG refers to
+    them. A ``<script`` or ``<foreignObject`` would mean the SVG is not Graphviz's plain
+    drawing of the chart, and is refused rather than inlined.
+    """
+    body = _SVG_ID.sub("", _SVG_COMMENT.sub("", _SVG_PROLOG.sub("", svg, count=1)))
+    lowered = body.lower()
+    if "<script" in lowered or "<foreignobject" in lowered:
+        raise ValueError("refusing to inline an SVG with script or foreign content")
+    return body.strip()
+
+
+def _steps_nav(result: RunResult) -> str:
+    items = []
+    for position, record in enumerate(result.steps):
+        current = ' aria-current="step"' if position == 0 else ""
+        items.append(
+            f'<li><button type="button" data-goto="{position}"{current}>'
+            f'<span class="n">{record.index}</span> {_e(describe(record.do))}</button></li>'
+        )
+    return f'<nav><h2>Steps</h2><ol id="steps-nav">{"".join(items)}</ol></nav>'
+
+
+def _step_section(
+    result: RunResult,
+    position: int,
+    charts: Sequence[LitChart],
+    pictures: _Pictures,
+    *,
+    inline: bool,
+) -> str:
+    record = result.steps[position]
+    previous = result.steps[position - 1].state if position else None
+    failed_here = result.code != OK and position == len(result.steps) - 1
+    hidden = "" if position == 0 else " hidden"
+    kind = "setup" if record.do is None else next(iter(record.do))
+    parts = [
+        f'<section class="step" data-step="{record.index}"{hidden}>',
+        '<div class="text">',
+        f'<h2><span class="n">Step {record.index}</span> <span class="kind">{_e(kind)}</span></h2>',
+        f'<p class="do"><code>{_e(describe(record.do))}</code></p>',
+        (f'<p class="failure">This step failed: {_e(result.message)}</p>' if failed_here else ""),
+        "<h3>Trace</h3>",
+        _trace_html(record.lines, setup=record.do is None),
+        "<h3>Transitions taken</h3>",
+        _taken_html(record.taken),
+        "<h3>State</h3>",
+        _state_html(record.state, previous),
+        "</div>",
+        '<div class="charts">',
+    ]
+    for lit in charts:
+        number = pictures.number(lit.svg())
+        kind_class = "battlefield" if lit.chart == "battlefield" else "small"
+        parts.append(
+            f'<figure class="chart {kind_class}" data-chart="{_e(lit.key)}" '
+            f'data-active="{_e(" ".join(lit.active_in_order))}" '
+            f'data-taken="{_e(" | ".join(transition_label(t) for t in lit.taken_in_order))}" '
+            f'data-svg="{number}">'
+            f"<figcaption>{_e(lit.key.replace(':', ' '))}</figcaption>"
+            + (inline_svg(lit.svg()) if inline else "")
+            + "</figure>"
+        )
+    parts += ["</div>", "</section>"]
+    return "\n".join(part for part in parts if part)
+
+
+_CITATION = re.compile(r"\A(?P<text>.*) \((?P<rule>[^()]*)\)\Z", re.DOTALL)
+
+
+def _trace_html(lines: Sequence[str], *, setup: bool) -> str:
+    if not lines:
+        said = "The position as the scenario sets it up." if setup else "Nothing happened."
+        return f'<p class="none">{said}</p>'
+    items = []
+    for line in lines:
+        # each trace line ends with its rule citation; set it apart, the way a rulebook
+        # reader looks for it
+        match = _CITATION.match(line)
+        if match:
+            items.append(
+                f'<li>{_e(match["text"])} <span class="rule">({_e(match["rule"])})</span></li>'
+            )
+        else:
+            items.append(f"<li>{_e(line)}</li>")
+    return f'<ol class="trace">{"".join(items)}</ol>'
+
+
+def _taken_html(taken: Sequence[TransitionTaken]) -> str:
+    # in the order they were taken, across charts: that is how the rules flowed
+    items = [
+        f"<li><code>{_e(step.chart)}</code> {_e(step.source)} \u2192 {_e(step.target)} "
+        f"on <code>{_e(step.event)}</code> <span class=\"rule\">({_e(step.rule)})</span></li>"
+        for step in taken
+    ]
+    if not items:
+        return '<p class="none">None.</p>'
+    return f'<ol class="taken">{"".join(items)}</ol>'
+
+
+def _state_html(state: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:
+    rows = []
+    for key, value in state.items():
+        # a value that differs from the previous step's is marked, to spot what a step did
+        changed = previous is not None and previous.get(key, _MISSING) != value
+        mark = ' class="changed"' if changed else ""
+        rows.append(f"<tr{mark}><th>{_e(key)}</th><td>{_value_html(value)}</td></tr>")
+    return f'<table class="state">{"".join(rows)}</table>'
+
+
+_MISSING = object()
+
+
+def _value_html(value: Any) -> str:
+    """A state value as readable HTML: scalars as text, lists as items, mappings as tables
+    (a mapping of mappings, like ``units``, as one grid with a column per field)."""
+    if value is None:
+        return '<span class="null">null</span>'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return _e(value)
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return '<span class="null">[]</span>'
+        return "".join(f'<span class="item">{_value_html(item)}</span>' for item in value)
+    if isinstance(value, Mapping):
+        if not value:
+            return '<span class="null">{}</span>'
+        if all(isinstance(inner, Mapping) for inner in value.values()):
+            return _grid_html(value)
+        rows = "".join(
+            f"<tr><th>{_e(k)}</th><td>{_value_html(v)}</td></tr>" for k, v in value.items()
+        )
+        return f'<table class="inner">{rows}</table>'
+    return _e(repr(value))
+
+
+def _grid_html(rows: Mapping[str, Mapping[str, Any]]) -> str:
+    columns: list[str] = []
+    for inner in rows.values():
+        columns += [k for k in inner if k not in columns]
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = "".join(
+        f"<tr><th>{_e(name)}</th>"
+        + "".join(
+            f"<td>{_value_html(inner[c]) if c in inner else ''}</td>" for c in columns
+        )
+        + "</tr>"
+        for name, inner in rows.items()
+    )
+    return f'<table class="grid"><tr><th></th>{head}</tr>{body}</table>'
+
+
+def _e(value: Any) -> str:
+    """HTML-escaped text, quotes included, so it is safe in content and in attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def _policy() -> str:
+    """The page's Content-Security-Policy: nothing from the network, and only the page's
+    own script and style (by hash), so no injected markup could run or load anything."""
+    return (
+        "default-src 'none'; "
+        f"script-src '{_sha256(_JS)}'; "
+        f"style-src '{_sha256(_CSS)}'; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _sha256(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+_CSS = """
+:root { color-scheme: light; --lit: #ffd966; --taken: #c00000; --line: #d0d0d0; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Helvetica, sans-serif;
+  color: #222; background: #fafafa; }
+header { position: sticky; top: 0; z-index: 2; background: #fff; padding: .6rem 1rem;
+  border-bottom: 1px solid var(--line); }
+h1 { font-size: 1.25rem; margin: 0 0 .2rem; }
+h2 { font-size: 1.05rem; margin: 0 0 .4rem; }
+h3 { font-size: .95rem; margin: 1rem 0 .3rem; color: #555; }
+.meta { margin: 0 0 .4rem; color: #555; }
+.verdict { font-weight: bold; }
+.verdict.pass { color: #2e7d32; }
+.verdict.fail, .failure { color: var(--taken); }
+.failure { font-weight: bold; white-space: pre-wrap; overflow-wrap: anywhere; }
+#controls { display: flex; gap: .8rem; align-items: center; }
+#controls button { font: inherit; padding: .25rem .8rem; cursor: pointer; }
+#step-label { font-weight: bold; min-width: 8rem; text-align: center; }
+.hint { color: #888; font-size: .85rem; }
+#layout { display: grid; grid-template-columns: 14rem 1fr; }
+nav { padding: .6rem; border-right: 1px solid var(--line); background: #fff;
+  position: sticky; top: 6.5rem; align-self: start; max-height: calc(100vh - 7rem);
+  overflow: auto; }
+nav ol { list-style: none; margin: 0; padding: 0; }
+nav button { display: block; width: 100%; text-align: left; font: inherit; font-size: .85rem;
+  border: 0; background: none; padding: .15rem .3rem; cursor: pointer; white-space: nowrap;
+  overflow: hidden; text-overflow: ellipsis; }
+nav button:hover { background: #eee; }
+nav button[aria-current] { background: var(--lit); font-weight: bold; }
+.n { color: #666; font-variant-numeric: tabular-nums; }
+main { padding: .8rem 1rem; min-width: 0; }
+section.step { display: grid; grid-template-columns: minmax(20rem, 1fr) 2fr; gap: 1rem; }
+section.step[hidden] { display: none; }
+.text { min-width: 0; overflow-x: auto; }
+.kind { background: #eee; border-radius: 3px; padding: 0 .35rem; font-size: .85rem; }
+.do code { white-space: pre-wrap; word-break: break-word; }
+.trace { margin: 0; padding-left: 1.6rem; }
+.trace li { margin: .1rem 0; }
+.rule { color: #1a5fb4; white-space: nowrap; }
+.taken { margin: 0; padding-left: 1.6rem; }
+.taken code { color: var(--taken); }
+.none { color: #888; margin: 0; }
+table { border-collapse: collapse; }
+table.state { width: 100%; }
+th, td { border: 1px solid var(--line); padding: .1rem .35rem; text-align: left;
+  vertical-align: top; }
+th { background: #f3f3f3; font-weight: 600; }
+tr.changed > th { background: var(--lit); }
+tr.changed > td { background: #fff8e1; }
+.null { color: #999; }
+.item { display: inline-block; border: 1px solid var(--line); border-radius: 3px;
+  padding: 0 .3rem; margin: 0 .2rem .1rem 0; background: #fff; }
+.charts { display: flex; flex-wrap: wrap; gap: .6rem; align-content: flex-start; min-width: 0; }
+figure.chart { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 4px;
+  padding: .3rem; overflow: auto; cursor: zoom-in; }
+figure.battlefield { flex: 1 1 100%; }
+figure.small { flex: 1 1 14rem; }
+/* never wider than the column, never blown up past Graphviz's own size */
+figure.chart svg { display: block; width: auto; max-width: 100%; height: auto; }
+figure.chart.zoomed { cursor: zoom-out; max-height: 80vh; }
+figure.chart.zoomed svg { max-width: none; }
+figcaption { font-weight: bold; font-size: .85rem; margin-bottom: .2rem; }
+@media (max-width: 60rem) {
+  #layout, section.step { grid-template-columns: 1fr; }
+  nav { position: static; max-height: 12rem; border-right: 0; }
+}
+"""
+
+_JS = """
+(function () {
+  "use strict";
+  var sections = document.querySelectorAll("main > section.step");
+  var navButtons = document.querySelectorAll("#steps-nav button[data-goto]");
+  var label = document.getElementById("step-label");
+  var prev = document.getElementById("prev");
+  var next = document.getElementById("next");
+  var last = sections.length - 1;
+  var current = 0;
+
+  // Each distinct chart picture is kept once, in a <template>; a step's figures get their
+  // copy the first time the step is shown. Nothing here builds markup from text.
+  function fillCharts(section) {
+    section.querySelectorAll("figure.chart[data-svg]").forEach(function (figure) {
+      if (figure.querySelector("svg")) { return; }
+      var template = document.getElementById("svg-" + figure.getAttribute("data-svg"));
+      if (template) { figure.appendChild(template.content.cloneNode(true)); }
+    });
+  }
+
+  function show(index) {
+    if (last < 0) { return; }
+    index = Math.max(0, Math.min(last, index));
+    sections[current].hidden = true;
+    navButtons[current].removeAttribute("aria-current");
+    current = index;
+    fillCharts(sections[current]);
+    sections[current].hidden = false;
+    navButtons[current].setAttribute("aria-current", "step");
+    label.textContent = "Step " + sections[current].getAttribute("data-step") +
+      " of " + sections[last].getAttribute("data-step");
+    prev.disabled = current === 0;
+    next.disabled = current === last;
+    document.body.setAttribute("data-current", String(current));
+    if (location.hash !== "#step-" + current) {
+      // remember the step in the address, so a reload or a shared link opens it
+      try { history.replaceState(null, "", "#step-" + current); } catch (ignored) { }
+    }
+  }
+
+  prev.addEventListener("click", function () { show(current - 1); });
+  next.addEventListener("click", function () { show(current + 1); });
+  navButtons.forEach(function (button) {
+    button.addEventListener("click", function () {
+      show(Number(button.getAttribute("data-goto")));
+    });
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+    if (event.key === "ArrowRight") { show(current + 1); }
+    else if (event.key === "ArrowLeft") { show(current - 1); }
+    else if (event.key === "Home") { show(0); }
+    else if (event.key === "End") { show(last); }
+    else { return; }
+    event.preventDefault();
+  });
+  document.querySelector("main").addEventListener("click", function (event) {
+    var figure = event.target.closest("figure.chart");
+    if (figure) { figure.classList.toggle("zoomed"); }
+  });
+
+  function fromAddress() {
+    var match = /^#step-(\\d+)$/.exec(location.hash);
+    return match ? Number(match[1]) : 0;
+  }
+  window.addEventListener("hashchange", function () { show(fromAddress()); });
+  show(fromAddress());
+}());
+"""

@@ -1,0 +1,380 @@
+"""The step-through page: lit charts per step, one self-contained page, nothing from a
+scenario file can run in it, and it steps back and forth in a real (headless) browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import stepthrough
+from engine.diagrams import ACTIVE_FILL, TAKEN_COLOUR
+from engine.runner import OK, RunResult, run_file
+
+#: A contest at one battlefield: step 1 opens a Showdown, so the battlefield chart's lit
+#: states change between step 0 (setup) and step 1.
+SHOWDOWN = """\
+name: {name}
+players: [P1, P2]
+battlefields: [{{id: {bf}, name: {name}}}, {{id: B}}]
+units: [{{id: U1, name: {name}, controller: P1, might: 2, at: base}}]
+hands:
+  P1:
+    - {{id: S1, name: {name}, type: spell, timing: action, effect: {{draw: 1}}}}
+steps:
+  - move: {{player: P1, units: [U1], to: {bf}}}
+  - expect: {{state: showdown-open, focus: P1}}
+  - pass: P1
+  - pass: P2
+  - expect: {{state: neutral-open, score: {{P1: 1}}}}
+"""
+
+SCRIPT = "<script>alert(1)</script>"
+# what the browser test injects: each would set the title if it ever ran
+TITLE_SCRIPT = "<script>document.title='pwned'</script>"
+TITLE_IMG = "<img src=x onerror=\"document.title='pwned'\">"
+
+
+def _scenario(folder: Path, stem: str, name: str, bf: str = "A") -> Path:
+    path = folder / f"{stem}.yaml"
+    path.write_text(SHOWDOWN.format(name=json.dumps(name), bf=json.dumps(bf)), encoding="utf-8")
+    return path
+
+
+def _run(path: Path) -> RunResult:
+    result = run_file(path)
+    assert result.code == OK, result.message
+    return result
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def test_one_page_and_an_svg_per_step_and_chart_deterministic(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "showdown", "Showdown at A")
+    result = _run(path)
+    charts = ["battlefield-A", "battlefield-B", "focus", "priority", "scheduler", "turn"]
+
+    first = tmp_path / "first"
+    written = stepthrough.write_lit_run(result, first)
+    expected_svgs = {
+        f"showdown/step-{record.index:03d}-{chart}.svg"
+        for record in result.steps
+        for chart in charts
+    }
+    assert set(_files(first)) == expected_svgs | {"showdown.html"}
+    assert written == sorted(first / name for name in _files(first))
+
+    # a second run of the same file, drawn afresh by Graphviz, gives the same bytes
+    stepthrough._lit_svg.cache_clear()
+    second = tmp_path / "second"
+    stepthrough.write_lit_run(_run(path), second)
+    assert _files(first) == _files(second)
+
+    # the setup lights the initial states and marks no transition; step 1 marks what it took
+    step0 = (first / "showdown/step-000-battlefield-A.svg").read_text(encoding="utf-8")
+    step1 = (first / "showdown/step-001-battlefield-A.svg").read_text(encoding="utf-8")
+    assert ACTIVE_FILL in step0 and TAKEN_COLOUR not in step0
+    assert TAKEN_COLOUR in step1
+
+    page = (first / "showdown.html").read_text(encoding="utf-8")
+    assert f"Step 0 of {result.steps[-1].index}" in page
+    for needle in ("http://", "https://", "src=", "<link"):
+        assert needle not in page.replace("http://www.w3.org/", ""), needle
+
+
+
+def test_the_command_writes_the_same_bytes_whatever_the_hash_seed(tmp_path: Path) -> None:
+    # configurations are frozensets, whose order follows the string hash seed of the
+    # process: nothing written may depend on it
+    path = _scenario(tmp_path, "showdown", "Showdown at A")
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"seed{seed}"
+        done = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "run", str(path), "--diagrams", str(out)],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        outputs.append(_files(out))
+    assert outputs[0] == outputs[1]
+    assert "showdown.html" in outputs[0]
+
+def test_stale_step_files_of_a_longer_run_are_removed(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "showdown", "Showdown at A")
+    out = tmp_path / "out"
+    stale = out / "showdown" / "step-999-focus.svg"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("old", encoding="utf-8")
+    keep = out / "showdown" / "notes.txt"
+    keep.write_text("mine", encoding="utf-8")
+    stepthrough.write_lit_run(_run(path), out)
+    assert not stale.exists()
+    assert keep.exists()
+
+
+def test_each_step_lists_its_lit_states(tmp_path: Path) -> None:
+    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
+    page = stepthrough.render_page(result)
+    sections = re.findall(r'<section class="step" data-step="(\d+)"', page)
+    assert sections == [str(record.index) for record in result.steps]
+    active = re.findall(r'data-chart="battlefield:A" data-active="([^"]*)"', page)
+    assert len(active) == len(result.steps)
+    assert "uncontested" in active[0].split() and "neutral" in active[0].split()
+    assert "showdown" in active[1].split() and "contested" in active[1].split()
+
+
+def test_file_names_of_odd_battlefield_ids_stay_in_their_folder() -> None:
+    assert stepthrough.file_key("battlefield:A") == "battlefield-A"
+    assert stepthrough.file_key("focus") == "focus"
+    odd = stepthrough.file_key("battlefield:../x/<y>~")
+    assert "/" not in odd and ".." not in odd and "<" not in odd
+    assert stepthrough.file_key("battlefield:a~2F") != stepthrough.file_key("battlefield:a/")
+
+
+# --- escaping -----------------------------------------------------------------------------
+
+
+def test_scenario_text_is_escaped_everywhere(tmp_path: Path) -> None:
+    # the scenario, the battlefield, the unit and the card are all named SCRIPT, and the
+    # battlefield's id is markup too (ids may hold anything but ':')
+    path = _scenario(tmp_path, "evil", SCRIPT, bf="<b>A</b>")
+    result = _run(path)
+    out = tmp_path / "out"
+    written = stepthrough.write_lit_run(result, out)
+
+    page = (out / "evil.html").read_text(encoding="utf-8")
+    assert SCRIPT not in page
+    assert "<b>A</b>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;b&gt;A&lt;/b&gt;" in page
+    # the page's own script is the only one
+    assert page.count("<script") == 1
+    # every file stays inside the output folder, whatever the battlefield id
+    assert all(p.resolve().is_relative_to(out.resolve()) for p in written)
+    # the charts are drawn from the chart definitions only: no scenario text in any SVG
+    for svg in (out / "evil").glob("*.svg"):
+        text = svg.read_text(encoding="utf-8")
+        assert "alert" not in text and "<b>" not in text, svg.name
+
+
+def test_inline_svg_refuses_script() -> None:
+    with pytest.raises(ValueError):
+        stepthrough.inline_svg('<svg><script>alert(1)</script></svg>')
+
+
+# --- the page in a real browser -----------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT = 30.0  # seconds, for every single wait on the browser
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or (CHROMIUM if Path(CHROMIUM).exists() else None)
+    if not found:
+        pytest.fail(
+            "chromium is not installed: the step-through page's browser test needs it; "
+            "run ./setup.sh (or apt-get install -y chromium)"
+        )
+    return found
+
+
+class Browser:
+    """Just enough of the Chrome DevTools protocol: one page, commands and events."""
+
+    def __init__(self, ws_url: str):
+        try:
+            import websocket  # websocket-client, in the project's test extras
+        except ImportError:  # pragma: no cover - depends on the machine
+            pytest.fail("websocket-client is missing: pip install -e '.[test]'")
+        # no Origin header: Chromium refuses DevTools connections from an unlisted origin
+        self._ws = websocket.create_connection(ws_url, timeout=TIMEOUT, suppress_origin=True)
+        self._timeouts = (TimeoutError, websocket.WebSocketTimeoutException)
+        self._next_id = 0
+        self.events: list[dict[str, Any]] = []
+        self.session: str | None = None
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params}
+        if self.session:
+            message["sessionId"] = self.session
+        self._ws.send(json.dumps(message))
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            reply = self._receive(deadline, f"an answer to {method}")
+            if reply.get("id") == self._next_id:
+                if "error" in reply:
+                    raise AssertionError(f"{method} failed: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def wait_for(self, method: str) -> dict[str, Any]:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            for event in self.events:
+                if event.get("method") == method:
+                    self.events.remove(event)
+                    return event
+            self.events.append(self._receive(deadline, method))
+
+    def _receive(self, deadline: float, waiting_for: str) -> dict[str, Any]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"no {waiting_for} from Chromium within {TIMEOUT} s")
+        self._ws.settimeout(remaining)
+        try:
+            message = json.loads(self._ws.recv())
+        except self._timeouts:
+            raise AssertionError(f"no {waiting_for} from Chromium within {TIMEOUT} s") from None
+        if message.get("method") == "Page.javascriptDialogOpening":
+            # an alert() blocks the page; only text from a scenario could have opened one
+            raise AssertionError(f"the page opened a dialog, so scenario text ran: {message}")
+        return message
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise AssertionError(f"{expression!r} threw {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def press(self, key: str, code: int) -> None:
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key,
+                      windowsVirtualKeyCode=code, nativeVirtualKeyCode=code)
+
+    def close(self) -> None:
+        self._ws.close()
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    executable = _chromium()
+    profile = tempfile.mkdtemp(prefix="riftchart-chromium-")
+    process = subprocess.Popen(
+        [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+         "about:blank"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, errors="replace",
+    )
+    # read stderr on a thread: a bounded wait for the DevTools address, and a pipe that is
+    # always drained, so Chromium never blocks on a full one
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr],
+                     daemon=True).start()
+    client = None
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        ws_url, seen = None, []
+        while ws_url is None and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            seen.append(line)
+            match = re.search(r"DevTools listening on (ws://\S+)", line)
+            ws_url = match[1] if match else None
+        if ws_url is None:
+            pytest.fail("Chromium did not print its DevTools address:\n" + "".join(seen[-20:]))
+        client = Browser(ws_url)
+        target = client.call("Target.createTarget", url="about:blank")["targetId"]
+        client.session = client.call("Target.attachToTarget", targetId=target,
+                                     flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            client.call(f"{domain}.enable")
+        yield client
+    finally:
+        if client is not None:
+            client.close()
+        process.kill()
+        process.wait(timeout=TIMEOUT)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+_SHOWN = """(() => {
+  const section = document.querySelector("main > section.step:not([hidden])");
+  const figure = section.querySelector('figure.chart[data-chart^="battlefield:"]');
+  return {
+    label: document.getElementById("step-label").textContent,
+    step: section.getAttribute("data-step"),
+    shown: document.querySelectorAll("main > section.step:not([hidden])").length,
+    active: figure.getAttribute("data-active").split(" "),
+    drawn: figure.querySelectorAll("svg").length,
+    litFill: figure.innerHTML.includes('fill="LIT_FILL"'),
+    title: document.title,
+    text: document.body.innerText,
+  };
+})()""".replace("LIT_FILL", ACTIVE_FILL)
+
+
+def test_the_page_steps_in_a_browser_and_runs_nothing_from_the_scenario(
+    tmp_path: Path, browser: Browser
+) -> None:
+    name = TITLE_SCRIPT + TITLE_IMG + SCRIPT
+    result = _run(_scenario(tmp_path, "evil", name, bf=TITLE_IMG))
+    last = result.steps[-1].index
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    page = (tmp_path / "out" / "evil.html").resolve()
+
+    browser.call("Page.navigate", url=page.as_uri())
+    browser.wait_for("Page.loadEventFired")
+
+    first = browser.evaluate(_SHOWN)
+    assert first["label"] == f"Step 0 of {last}"
+    assert (first["step"], first["shown"], first["drawn"]) == ("0", 1, 1)
+    assert first["litFill"]
+    assert "uncontested" in first["active"] and "showdown" not in first["active"]
+    # the scenario's markup shows as text, in the heading and in the state view
+    assert name in first["text"] and TITLE_IMG in first["text"]
+
+    browser.press("ArrowRight", 39)
+    second = browser.evaluate(_SHOWN)
+    assert second["label"] == f"Step 1 of {last}"
+    assert (second["step"], second["shown"], second["drawn"]) == ("1", 1, 1)
+    assert "showdown" in second["active"] and "contested" in second["active"]
+    assert second["active"] != first["active"]
+
+    browser.evaluate('document.getElementById("next").click()')
+    assert browser.evaluate(_SHOWN)["label"] == f"Step 2 of {last}"
+    browser.press("ArrowLeft", 37)
+    browser.press("ArrowLeft", 37)
+    back = browser.evaluate(_SHOWN)
+    assert back["label"] == f"Step 0 of {last}" and back["active"] == first["active"]
+    browser.evaluate('document.getElementById("prev").click()')  # stays at the setup
+    assert browser.evaluate(_SHOWN)["label"] == f"Step 0 of {last}"
+
+    # nothing from the scenario ran: no title change, no dialog, no blocked script, no error
+    assert browser.evaluate("document.title") != "pwned"
+    browser.evaluate("new Promise(r => setTimeout(r, 200))")  # give a stray onerror its time
+    assert browser.evaluate("document.title") != "pwned"
+    methods = [event.get("method") for event in browser.events]
+    assert "Page.javascriptDialogOpening" not in methods
+    assert "Runtime.exceptionThrown" not in methods
+    problems = [
+        event["params"]["entry"]["text"]
+        for event in browser.events
+        if event.get("method") == "Log.entryAdded"
+        and event["params"]["entry"]["level"] in ("error", "warning")
+    ]
+    assert problems == []
+
