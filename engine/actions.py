@@ -196,20 +196,24 @@ def _check_timing(s: GameState, player: str, timing: str) -> None:
         raise IllegalAction("only a Reaction can be played while a Chain is waiting", "CR 309.1.a")
 
 
-def needs(effect: Mapping[str, Any] | None) -> tuple[bool, bool]:
-    """Whether an effect takes its targets, and its destination, from the play step."""
+NO, MAY, MUST = 0, 1, 2  # whether a play step gives a destination
+
+
+def needs(effect: Mapping[str, Any] | None) -> tuple[bool, int]:
+    """Whether an effect takes its targets from the play step, and whether its destination
+    (a move's must come from somewhere; a play_unit's defaults to the base)."""
     if not effect:
-        return False, False
+        return False, NO
     ((kind, arg),) = effect.items()
     if kind == "sequence":
         parts = [needs(e) for e in arg]
-        return any(t for t, _ in parts), any(d for _, d in parts)
+        return any(t for t, _ in parts), max((d for _, d in parts), default=NO)
     if kind in ("gain_points", "draw"):
-        return False, False
+        return False, NO
     if kind == "play_unit":
-        return False, "to" not in arg
+        return False, NO if "to" in arg else MAY
     named = isinstance(arg, Mapping) and "units" in arg
-    return (not named), (kind == "move" and "to" not in arg)
+    return (not named), (MUST if kind == "move" and "to" not in arg else NO)
 
 
 def _check_play(s: GameState, p: Play) -> None:
@@ -239,9 +243,9 @@ def _check_play(s: GameState, p: Play) -> None:
         unit = s.units.get(uid)
         if unit is None or not unit.on_board:
             raise IllegalAction(f"target {uid} is not a unit on the board", "CR 185.2.a")
-    if wants_to and p.to is None:
+    if wants_to == MUST and p.to is None:
         raise IllegalAction(f"{p.card} needs a destination (to)", "CR 185.2.a")
-    if p.to is not None and not wants_to:
+    if p.to is not None and wants_to == NO:
         raise IllegalAction(f"{p.card} takes no destination", "CR 185.2.a")
     if p.to is not None and p.to != "base":
         if p.to not in s.fields:
@@ -421,7 +425,7 @@ def _plays(s: GameState, player: str, card: Card) -> list[Action]:
     wants_targets, wants_to = needs(card.effect)
     on_board = [u.id for u in sorted(s.units.values(), key=lambda u: u.order) if u.on_board]
     target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
-    destinations = places if wants_to else [None]
+    destinations = {NO: [None], MAY: [None, *places], MUST: places}[wants_to]
     return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
 
 

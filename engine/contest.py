@@ -35,6 +35,7 @@ def offer_choice(table: Table, rule: str) -> None:
     s = table.state
     options = showdowns_ready(s) or combats_ready(s)
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
+    s.priority = None  # answering a choice is not Priority: nobody acts until it is answered
     table.say(f"Several contests are staged ({', '.join(options)}); {s.turn_player} chooses", rule)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain
-from .state import ChainItem, battlefield_key
+from .state import ChainItem, GameState, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -22,24 +22,36 @@ def establish_control(table: Table, bf: str, player: str, rule: str) -> None:
         table.say(f"{bf}: {player} keeps control; keeping control is not conquering", rule)
         return
     table.send(battlefield_key(bf), "establish_control", player=player)
+    if blocked(s, bf, player):
+        table.say(
+            f"{player} cannot score {bf} this turn: a teammate controlled it at the Beginning",
+            "seed 001",
+        )
+        return
     if not may_score(table, bf, player):
         table.say(f"{player} already scored {bf} this turn: no point, no Conquer", "CR 463")
         return
     score(table, bf, player, "conquer")
 
 
+def blocked(s: GameState, bf: str, player: str) -> bool:
+    """Teams: a battlefield a teammate controlled at your Beginning phase is not yours to
+    score that turn (rules.md 8); "your" turn: it binds the turn player."""
+    return player == s.turn_player and bf in s.blocked_scoring
+
+
 def may_score(table: Table, bf: str, player: str) -> bool:
     """At most once a turn per battlefield, by either method (CR 462)."""
     s = table.state
     team = s.team_of(player)
-    return not any(p in s.fields[bf].scored for p in team) and bf not in s.blocked_scoring
+    return not any(p in s.fields[bf].scored for p in team) and not blocked(s, bf, player)
 
 
 def score(table: Table, bf: str, player: str, method: str) -> None:
     s = table.state
     f = table.update_field(bf, scored=s.fields[bf].scored + (player,))
     if method == "conquer" and points(table, player) >= s.victory_score - 1:
-        scorable = [b for b in s.fields if b not in s.blocked_scoring]
+        scorable = [b for b in s.fields if not blocked(s, b, player)]
         if not all(any(p in s.fields[b].scored for p in s.team_of(player)) for b in scorable):
             table.say(
                 f"{player} conquers {bf} but has not scored every battlefield this turn: "
