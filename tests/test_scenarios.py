@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.runner import OK, StepRecord, run_file
-from engine.runtime import CheckedRuntime
+from engine.runtime import CheckedRuntime, FastRuntime
 from tests.chart_agreement import disagreements
 from tests.conftest import SCENARIOS
 
@@ -26,3 +26,33 @@ def test_scenario_passes_and_charts_agree(path):
     assert result.code == OK, result.message
     assert not problems, problems
     assert runtime.events_checked > 0
+
+
+class RecordingRuntime(FastRuntime):
+    """Remembers every configuration it wrote, to catch anyone else writing one."""
+
+    def __init__(self) -> None:
+        self.written: dict[str, frozenset[str]] = {}
+
+    def send(self, host, key, chart, event, model):  # noqa: ANN001
+        chosen = super().send(host, key, chart, event, model)
+        self.written[key] = host.configs[key]
+        return chosen
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
+def test_configurations_change_only_by_events(path):
+    runtime = RecordingRuntime()
+    initial: dict[str, frozenset[str]] = {}
+    stray: list[str] = []
+
+    def check(rec: StepRecord) -> None:
+        if rec.index == 0:
+            initial.update({k: v for k, v in rec.configs.items() if k not in runtime.written})
+        for key, config in rec.configs.items():
+            expected = runtime.written.get(key, initial.get(key))
+            if config != expected:
+                stray.append(f"step {rec.index}: {key} changed without an event")
+
+    assert run_file(path, runtime=runtime, on_step=check).code == OK
+    assert not stray, stray

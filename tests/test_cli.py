@@ -1,0 +1,123 @@
+"""The `riftchart` command as a user meets it: exit codes, messages, the trace."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.runner import run_file
+from tests.conftest import SCENARIOS
+
+EXAMPLE = """\
+name: Showdown at an empty battlefield (seed 000)
+players: [P1, P2]
+battlefields: [{id: A}]
+units: [{id: U1, controller: P1, might: 2, at: base}]
+steps:
+  - move: {player: P1, units: [U1], to: A}
+  - expect: {state: showdown-open, showdown: {at: A, kind: non-combat}, focus: P1,
+             contested: {A: P1}, control: {A: null}}
+  - pass: P1
+  - expect: {focus: P2}
+  - pass: P2
+  - expect: {state: neutral-open, control: {A: P1}, contested: {A: null}, score: {P1: 1}}
+"""
+
+
+def riftchart(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "engine.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_a_passing_scenario_prints_its_trace_and_exits_0(tmp_path):
+    done = riftchart("run", write(tmp_path, "ok.yaml", EXAMPLE))
+    assert done.returncode == 0, done.stderr
+    assert "A: Contested by P1 (S 184.3.a)" in done.stdout
+    assert "P1 gains Focus: they applied Contested (CR 345)" in done.stdout
+    assert "P1 conquers A and scores 1 point" in done.stdout
+
+
+def test_a_failed_expectation_exits_1_naming_file_step_and_values(tmp_path):
+    broken = EXAMPLE.replace("expect: {focus: P2}", "expect: {focus: P1}")
+    path = write(tmp_path, "bad.yaml", broken)
+    done = riftchart("run", path)
+    assert done.returncode == 1
+    assert f"{path}: step 4" in done.stdout + done.stderr
+    assert 'expected "P1", actual "P2"' in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_refused_step_exits_1(tmp_path):
+    path = write(tmp_path, "refused.yaml", EXAMPLE.replace("- pass: P1\n", "- pass: P2\n", 1))
+    done = riftchart("run", path)
+    assert done.returncode == 1
+    assert "pass was refused" in done.stdout and "(CR 313)" in done.stdout
+
+
+def test_an_invalid_file_exits_2_with_one_line_naming_file_and_field(tmp_path):
+    path = write(tmp_path, "invalid.yaml", EXAMPLE.replace("might: 2", "might: two"))
+    done = riftchart("run", path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{path}: units[0].might")
+    assert "(line 4)" in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_a_missing_file_exits_2(tmp_path):
+    done = riftchart("run", str(tmp_path / "nowhere.yaml"))
+    assert done.returncode == 2 and "nowhere.yaml" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_several_files_exit_with_the_highest_code_and_all_run(tmp_path):
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    bad = write(tmp_path, "bad.yaml", EXAMPLE.replace("expect: {focus: P2}", "expect: {focus: P1}"))
+    invalid = write(tmp_path, "invalid.yaml", "name: x\n")
+    done = riftchart("run", bad, invalid, ok)
+    assert done.returncode == 2
+    assert f"PASS {ok}" in done.stdout
+
+
+def test_json_prints_one_object_per_step_from_the_setup(tmp_path):
+    done = riftchart("run", "--json", write(tmp_path, "ok.yaml", EXAMPLE))
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["step"] for r in rows] == list(range(7))
+    assert rows[0]["do"] is None and rows[0]["state"]["state"] == "neutral-open"
+    assert rows[1]["do"] == {"move": {"player": "P1", "units": ["U1"], "to": "A"}}
+    assert rows[-1]["state"]["score"] == {"P1": 1, "P2": 0}
+    assert set(rows[1]) >= {"file", "step", "do", "state"}
+
+
+def test_rules_option_overrides_the_profile(tmp_path):
+    done = riftchart("run", "--rules", "cr-1.4", write(tmp_path, "ok.yaml", EXAMPLE))
+    assert done.returncode == 0 and "[rules: cr-1.4]" in done.stdout
+
+
+def test_demo_runs_every_bundled_scenario():
+    done = riftchart("demo")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert done.stdout.count("\nPASS ") == len(SCENARIOS)
+
+
+CITATION = re.compile(r"\((S [0-9.a-z]+|CR [0-9.a-z-]+(?: fix)?|seed 00[0-3])\)$")
+
+
+def test_every_trace_line_cites_its_rule():
+    uncited = []
+    for path in SCENARIOS:
+        for step in run_file(path).steps:
+            for line in step.lines:
+                if not line.startswith("refused as expected") and not CITATION.search(line):
+                    uncited.append(f"{path.name} step {step.index}: {line}")
+    assert not uncited, uncited[:10]
