@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import cleanup, effects
-from .state import ChainItem
+from .state import ChainItem, Trigger, Unit
 
 if TYPE_CHECKING:
     from .core import Table
@@ -79,6 +79,43 @@ def close(table: Table, rule: str) -> None:
     table.say("The Chain is empty: the state is Open", rule)
     table.broadcast("chain_emptied")
     s.chain_begun_by = None
+
+
+def fire_unit(table: Table, unit: Unit, event: str, rank: int | None = None) -> None:
+    """A unit's triggers for ``event``; its controller now controls them (rules 11.4).
+
+    ``rank`` overrides the turn-order rank (a combat's start puts the Attacker's first)."""
+    if rank is None:
+        rank = turn_order_rank(table, unit.controller)
+    for trigger in unit.triggers:
+        if trigger.when == event:
+            item = _trigger_item(unit.id, event, trigger, unit.controller, unit.at)
+            queue_trigger(table, item, (rank, unit.order))
+
+
+def fire_battlefield(table: Table, bf: str, event: str) -> None:
+    """A battlefield's abilities for ``event``: its controller's, or the turn player's to
+    handle with "you" meaning no one when it is uncontrolled (S 184.6). Among one player's
+    simultaneous triggers they come before units' (docs/decisions.md D5)."""
+    f = table.state.fields[bf]
+    for trigger in f.abilities:
+        if trigger.when == event:
+            item = _trigger_item(bf, event, trigger, f.controller, bf)
+            queue_trigger(table, item, (turn_order_rank(table, f.controller), -1, f.index))
+
+
+def _trigger_item(
+    source: str, event: str, trigger: Trigger, controller: str | None, where: str
+) -> ChainItem:
+    return ChainItem(
+        kind="trigger",
+        label=f"{source}:{event}",
+        controller=controller,
+        effect=trigger.effect,
+        targets=trigger.targets,
+        source=source,
+        where=where,
+    )
 
 
 def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:

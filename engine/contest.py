@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain, scoring
-from .state import ChainItem, GameState, battlefield_key
+from .state import GameState, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -104,21 +104,8 @@ def _queue_combat_triggers(table: Table, bf: str) -> None:
     s = table.state
     for unit in s.units_at(bf):
         event = {"attacker": "attack", "defender": "defend"}.get(unit.designation or "")
-        if event is None:
-            continue
-        rank = 0 if unit.controller == s.attacker else 2
-        for trigger in unit.triggers:
-            if trigger.when == event:
-                item = ChainItem(
-                    kind="trigger",
-                    label=f"{unit.id}:{event}",
-                    controller=unit.controller,
-                    effect=trigger.effect,
-                    targets=trigger.targets,
-                    source=unit.id,
-                    where=unit.at,
-                )
-                chain.queue_trigger(table, item, (rank, unit.order))
+        if event:
+            chain.fire_unit(table, unit, event, rank=0 if unit.controller == s.attacker else 2)
 
 
 def all_passed(table: Table) -> None:

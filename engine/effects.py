@@ -77,7 +77,7 @@ def move(table: Table, uid: str, to: str, rule: str) -> None:
     table.say(f"{table.name(uid)} moves to {where}", rule)
     if to != "base":
         arrive(table, uid, to)
-    fire(table, unit_id=uid, event="move")
+    chain.fire_unit(table, table.unit(uid), "move")
 
 
 def recall(table: Table, uid: str, rule: str) -> None:
@@ -93,7 +93,7 @@ def die(table: Table, uid: str, rule: str) -> None:
     unit = table.unit(uid)
     table.update_unit(uid, at="trash", designation=None, damage=0, stunned=False)
     table.say(f"{table.name(uid)} dies", rule)
-    fire(table, unit=unit, event="die")
+    chain.fire_unit(table, unit, "die")
 
 
 def enter_board(
@@ -118,26 +118,7 @@ def enter_board(
     if to != "base":
         arrive(table, uid, to)
     if played:
-        fire(table, unit_id=uid, event="play")
-
-
-def fire(table: Table, event: str, unit_id: str | None = None, unit: Unit | None = None) -> None:
-    """Queue a unit's triggers for ``event``; the source's controller controls them (11.4)."""
-    unit = unit or table.unit(unit_id)
-    for trigger in unit.triggers:
-        if trigger.when == event:
-            item = ChainItem(
-                kind="trigger",
-                label=f"{unit.id}:{event}",
-                controller=unit.controller,
-                effect=trigger.effect,
-                targets=trigger.targets,
-                source=unit.id,
-                where=unit.at,
-            )
-            chain.queue_trigger(
-                table, item, (chain.turn_order_rank(table, unit.controller), unit.order)
-            )
+        chain.fire_unit(table, table.unit(uid), "play")
 
 
 # --- resolving a chain item ----------------------------------------------------------------
@@ -200,28 +181,27 @@ def run(table: Table, effect: Mapping[str, Any], ctx: Context) -> None:
     units = [uid for uid in (arg["units"] if named else ctx.targets) if _on_board(table, uid)]
     if kind == "move":
         _move_effect(table, units, arg, ctx)
-    elif kind == "stun":
-        for uid in units:
-            table.update_unit(uid, stunned=True)
-            table.say(f"{table.name(uid)} is stunned", "CR 410")
-    elif kind == "kill":
-        for uid in units:
-            die(table, uid, "CR 415")
-    elif kind == "damage":
-        for uid in units:
-            table.update_unit(uid, damage=table.unit(uid).damage + arg)
-            table.say(f"{table.name(uid)} is dealt {arg} damage", "CR 404")
-    elif kind == "recall":
-        for uid in units:
-            recall(table, uid, "CR 433")
-    elif kind == "return_to_hand":
-        for uid in units:
-            _return_to_hand(table, uid)
-    elif kind == "take_control":
-        for uid in units:
-            _take_control(table, uid, ctx)
-    else:  # the loader accepts only the effects above
-        raise ValueError(f"unknown effect {kind!r}")
+        return
+    for uid in units:
+        _PER_UNIT[kind](table, uid, arg, ctx)
+
+
+def _stun(table: Table, uid: str, arg: Any, ctx: Context) -> None:
+    table.update_unit(uid, stunned=True)
+    table.say(f"{table.name(uid)} is stunned", "CR 410")
+
+
+def _kill(table: Table, uid: str, arg: Any, ctx: Context) -> None:
+    die(table, uid, "CR 415")
+
+
+def _damage(table: Table, uid: str, amount: int, ctx: Context) -> None:
+    table.update_unit(uid, damage=table.unit(uid).damage + amount)
+    table.say(f"{table.name(uid)} is dealt {amount} damage", "CR 404")
+
+
+def _recall(table: Table, uid: str, arg: Any, ctx: Context) -> None:
+    recall(table, uid, "CR 433")
 
 
 def _on_board(table: Table, uid: str) -> bool:
@@ -287,7 +267,7 @@ def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
         table.say(f"{ctx.you} gains {amount} point{'s' if amount != 1 else ''}", "CR 466")
 
 
-def _return_to_hand(table: Table, uid: str) -> None:
+def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     unit = table.unit(uid)
     card = Card(
         id=uid,
@@ -311,7 +291,7 @@ def _return_to_hand(table: Table, uid: str) -> None:
     table.say(f"{table.name(uid)} returns to {unit.owner}'s hand", "CR 409")
 
 
-def _take_control(table: Table, uid: str, ctx: Context) -> None:
+def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     unit = table.unit(uid)
     if ctx.you is None or unit.controller == ctx.you:
         return
@@ -323,3 +303,14 @@ def _take_control(table: Table, uid: str, ctx: Context) -> None:
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if at in table.state.fields:
         arrive(table, uid, at)  # rules 11.8: a change of controller there is becoming present
+
+
+# the effects that act on each unit they aim at, one by one
+_PER_UNIT = {
+    "stun": _stun,
+    "kill": _kill,
+    "damage": _damage,
+    "recall": _recall,
+    "return_to_hand": _return_to_hand,
+    "take_control": _take_control,
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain
-from .state import ChainItem, GameState, battlefield_key
+from .state import GameState, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -69,37 +69,11 @@ def score(table: Table, bf: str, player: str, method: str) -> None:
 
 
 def _fire_score_triggers(table: Table, bf: str, player: str, method: str) -> None:
-    s = table.state
-    f = s.fields[bf]
-    for trigger in f.abilities:
-        if trigger.when == method:
-            item = ChainItem(
-                "trigger",
-                f"{bf}:{method}",
-                f.controller,
-                trigger.effect,
-                trigger.targets,
-                source=bf,
-                where=bf,
-            )
-            chain.queue_trigger(
-                table, item, (chain.turn_order_rank(table, f.controller), -1, f.index)
-            )
-    for unit in s.units_at(bf):
-        if unit.controller != player:
-            continue
-        for trigger in unit.triggers:
-            if trigger.when == method:
-                item = ChainItem(
-                    "trigger",
-                    f"{unit.id}:{method}",
-                    unit.controller,
-                    trigger.effect,
-                    trigger.targets,
-                    source=unit.id,
-                    where=bf,
-                )
-                chain.queue_trigger(table, item, (chain.turn_order_rank(table, player), unit.order))
+    """The battlefield's conquer or hold ability, and the scorer's units' there."""
+    chain.fire_battlefield(table, bf, method)
+    for unit in table.state.units_at(bf):
+        if unit.controller == player:
+            chain.fire_unit(table, unit, method)
 
 
 def score_holds(table: Table, rule: str) -> None:

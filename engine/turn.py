@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain, scoring
-from .state import ChainItem
 
 if TYPE_CHECKING:
     from .core import Table
@@ -44,25 +43,9 @@ def next_turn(table: Table, rule: str) -> None:
 
 def beginning_triggers(table: Table, rule: str) -> None:
     """Battlefields' "at the start of the Beginning phase" abilities go on the Chain first."""
-    s = table.state
     table.say("Beginning phase", rule)
-    for bf, f in s.fields.items():
-        for trigger in f.abilities:
-            if trigger.when == "beginning":
-                # an uncontrolled battlefield's ability: the turn player handles it, but "you"
-                # in it is no one (S 184.6.b, 184.6.c)
-                item = ChainItem(
-                    "trigger",
-                    f"{bf}:beginning",
-                    f.controller,
-                    trigger.effect,
-                    trigger.targets,
-                    source=bf,
-                    where=bf,
-                )
-                chain.queue_trigger(
-                    table, item, (chain.turn_order_rank(table, f.controller), -1, f.index)
-                )
+    for bf in table.state.fields:
+        chain.fire_battlefield(table, bf, "beginning")
 
 
 def draw_step(table: Table, rule: str) -> None:
