@@ -10,21 +10,9 @@ from pathlib import Path
 
 from engine.runner import run_file
 from tests.conftest import SCENARIOS
+from tests.test_scenario_loader import FORMAT_EXAMPLE
 
-EXAMPLE = """\
-name: Showdown at an empty battlefield (seed 000)
-players: [P1, P2]
-battlefields: [{id: A}]
-units: [{id: U1, controller: P1, might: 2, at: base}]
-steps:
-  - move: {player: P1, units: [U1], to: A}
-  - expect: {state: showdown-open, showdown: {at: A, kind: non-combat}, focus: P1,
-             contested: {A: P1}, control: {A: null}}
-  - pass: P1
-  - expect: {focus: P2}
-  - pass: P2
-  - expect: {state: neutral-open, control: {A: P1}, contested: {A: null}, score: {P1: 1}}
-"""
+EXAMPLE = FORMAT_EXAMPLE
 
 
 def riftchart(*args: str) -> subprocess.CompletedProcess:
