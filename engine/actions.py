@@ -255,6 +255,13 @@ def _check_play(s: GameState, p: Play) -> None:
             problem = effects.destination_problem(s, player, p.to)
             if problem:
                 raise IllegalAction(f"{p.to} is not a valid destination: {problem[0]}", problem[1])
+        seated = set(s.players_at(p.to)) | movers
+        if len(seated) > 2 or any(a != b and not s.opponents(a, b) for a in seated for b in seated):
+            # one chosen destination for several players' units: together they must still
+            # leave at most two opposing players there (rules.md 8)
+            raise IllegalAction(
+                f"{p.to} would hold units of {', '.join(sorted(seated))}", "CR 444.2"
+            )
 
 
 def _check_pass(s: GameState, p: Pass) -> None:

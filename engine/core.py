@@ -49,16 +49,24 @@ class Table:
 
     def send(self, key: str, event: str, **args: Any) -> list[Transition]:
         """Send ``event`` to the chart at ``key``; run the actions of what it takes."""
-        from .models import model_for
-
-        model = model_for(self, key, args)
-        chosen = self.runtime.send(self.state, key, _chart_name(key), event, model)
+        chosen = self._dispatch(key, event, args)
         if not chosen:
             # the engine sends an event only where the rules say it happens: a chart that does
             # not take it means the engine and the chart disagree
             raise RuntimeError(
                 f"{key} took no transition for {event!r} in {sorted(self.state.configs[key])}"
             )
+        return chosen
+
+    def try_send(self, key: str, event: str, **args: Any) -> bool:
+        """Send ``event`` where the chart may not take it (Cleanup's checks); say if it did."""
+        return bool(self._dispatch(key, event, args))
+
+    def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:
+        from .models import model_for
+
+        model = model_for(self, key, args)
+        chosen = self.runtime.send(self.state, key, _chart_name(key), event, model)
         for t in chosen:
             step = TransitionTaken(key, t.source, t.target, t.event, t.rule)
             if self.tracing:
@@ -69,20 +77,6 @@ class Table:
             for action in t.actions:
                 getattr(model, action)()
         return chosen
-
-    def can(self, key: str, event: str, **args: Any) -> bool:
-        from .models import model_for
-
-        return self.runtime.enabled(
-            self.state, key, _chart_name(key), event, model_for(self, key, args)
-        )
-
-    def try_send(self, key: str, event: str, **args: Any) -> bool:
-        """Send ``event`` only where the chart takes it (Cleanup's checks); say if it did."""
-        if self.can(key, event, **args):
-            self.send(key, event, **args)
-            return True
-        return False
 
     def broadcast(self, event: str) -> None:
         """Chain events go to every battlefield (a Harel broadcast) and to the Focus chart."""

@@ -299,10 +299,17 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
         table.say(f"{ctx.you} cannot control a teammate's unit ({uid})", "seed 001")
         return
     at = unit.at
+    # rules 11.8: a change of controller at a battlefield is becoming present there, so the
+    # destination rules of section 8 apply; where the new controller's units may not be, the
+    # unit is recalled, as a required move would be
+    problem = destination_problem(table.state, ctx.you, at) if at in table.state.fields else None
     table.update_unit(uid, controller=ctx.you)
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
-    if at in table.state.fields:
-        arrive(table, uid, at)  # rules 11.8: a change of controller there is becoming present
+    if problem:
+        table.say(f"{table.name(uid)} cannot stay at {at} ({problem[0]}): recalled", problem[1])
+        recall(table, uid, problem[1])
+    elif at in table.state.fields:
+        arrive(table, uid, at)
 
 
 # the effects that act on each unit they aim at, one by one

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
 
 
 def settle(table: Table) -> None:
+    _run_on(table)
+    s = table.state
+    if s.winner:
+        # the game is over: nobody may act, whatever the charts were doing when it was won
+        s.focus = s.priority = None
+
+
+def _run_on(table: Table) -> None:
     s = table.state
     for _ in range(10_000):
         if s.winner or s.pending:

@@ -112,7 +112,6 @@ def check_win(table: Table) -> bool:
         rivals = [s.scores[p] for p in s.players if s.opponents(player, p)]
         if mine >= s.victory_score and all(mine > r for r in rivals):
             s.winner = next(p for p in s.players if p in s.team_of(player))
-            s.focus = s.priority = None
             table.say(f"{s.winner} wins with {mine} points", "CR 467")
             return True
     return False

@@ -39,6 +39,8 @@ def disagreements(view: dict[str, Any], configs: dict[str, frozenset[str]]) -> l
         want(key, "combat", here and showdown["kind"] == "combat", f"showdown is {showdown}")
         want(key, "closed", closed, f"state is {view['state']}")
     want("priority", "open", not view["chain"], f"chain is {view['chain']}")
+    if view["winner"]:
+        return found  # a won game stops where it is: nobody holds Focus or Priority
     want("focus", "holding", view["focus"] is not None and not closed, f"focus is {view['focus']}")
     want(
         "focus",

@@ -1,0 +1,211 @@
+"""Free-for-all, 2v2 teams and the rules profiles (the 2NN scenarios).
+
+Each profile pair is two files with the same setup and steps, one `rules: seed` and one
+`rules: cr-1.4`, each with the expectations of its own profile (rules.md section 9). Here:
+`compare` finds the exact step where the profiles part and marks it; the seed file fails under
+`--rules cr-1.4` at its first expectation after that step, and passes under `--rules seed`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from engine.compare import compare, format_comparison
+from engine.runner import FAILED, INVALID, OK, run_file
+from engine.scenario import load_scenario
+from tests.conftest import ROOT
+
+SCENARIO_DIR = ROOT / "scenarios"
+
+
+@dataclass(frozen=True)
+class Pair:
+    seed: str
+    cr14: str
+    parts_at: int  # the step where the two profiles' traces first differ
+    fails_at: int  # the seed file's first `expect` that cr-1.4 does not meet
+    tag: str  # the profile tag on the trace line that decides it at `parts_at`
+    key: str  # a state key that differs at `parts_at`
+
+    @property
+    def seed_path(self) -> Path:
+        return SCENARIO_DIR / self.seed
+
+    @property
+    def cr14_path(self) -> Path:
+        return SCENARIO_DIR / self.cr14
+
+
+PAIRS = [
+    # (a) control loss with no units: seed at once, cr-1.4 only in an Open state.
+    Pair(
+        "220_profile_control_loss_seed.yaml",
+        "221_profile_control_loss_cr14.yaml",
+        parts_at=8,
+        fails_at=9,
+        tag="[profile seed]",
+        key="control",
+    ),
+    # (b) control frozen: seed while Contested, cr-1.4 while a contest is ongoing there.
+    Pair(
+        "222_profile_control_frozen_seed.yaml",
+        "223_profile_control_frozen_cr14.yaml",
+        parts_at=7,
+        fails_at=8,
+        tag="[profile cr-1.4]",
+        key="control",
+    ),
+    # (c) Focus when a showdown converts: seed the chain-starter keeps it, cr-1.4 the Attacker.
+    Pair(
+        "224_profile_conversion_focus_seed.yaml",
+        "225_profile_conversion_focus_cr14.yaml",
+        parts_at=10,
+        fails_at=11,
+        tag="[profile seed]",
+        key="focus",
+    ),
+    # (b) again, with teams: a teammate's frozen battlefield makes a required move recall.
+    Pair(
+        "226_profile_teams_teammate_battlefield_seed.yaml",
+        "227_profile_teams_teammate_battlefield_cr14.yaml",
+        parts_at=17,
+        fails_at=18,
+        tag="[profile cr-1.4]",
+        key="control",
+    ),
+]
+PAIR_IDS = [p.seed.split("_", 1)[0] for p in PAIRS]
+
+SCENARIOS_2NN = sorted(SCENARIO_DIR.glob("2[0-9][0-9]_*.yaml"))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    exe = shutil.which("riftchart")
+    command = [exe] if exe else [sys.executable, "-m", "engine.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+
+
+def _step_block(text: str, index: int) -> list[str]:
+    """The lines `format_comparison` prints for one step (its header excluded)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"step {index}:"))
+    block = []
+    for line in lines[start + 1 :]:
+        if line.startswith(("step ", "The profiles part")):
+            break
+        block.append(line)
+    return block
+
+
+# --- every 2NN scenario ---------------------------------------------------------------------
+
+
+def test_there_are_2nn_scenarios():
+    assert len(SCENARIOS_2NN) >= 15
+
+
+@pytest.mark.parametrize("path", SCENARIOS_2NN, ids=[p.stem for p in SCENARIOS_2NN])
+def test_2nn_scenario_passes(path):
+    result = run_file(path)
+    assert result.code == OK, result.message
+
+
+# --- profile pairs --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=PAIR_IDS)
+def test_pair_has_same_setup_and_steps(pair):
+    seed, cr14 = load_scenario(pair.seed_path), load_scenario(pair.cr14_path)
+    assert (seed.rules, cr14.rules) == ("seed", "cr-1.4")
+    for field in ("players", "teams", "turn_player", "victory_score", "scores", "deck",
+                  "battlefields", "units", "hands"):
+        assert getattr(seed, field) == getattr(cr14, field), field
+
+    def actions(s):
+        return [st.as_mapping() for st in s.steps if st.kind != "expect"]
+
+    assert actions(seed) == actions(cr14)
+    assert len(seed.steps) == len(cr14.steps)
+    # Both files run to the end, so the expectations after the parting step are checked too.
+    assert pair.fails_at < len(seed.steps)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=PAIR_IDS)
+def test_compare_finds_the_parting_step(pair):
+    comparison = compare(str(pair.seed_path))
+    assert comparison.first_difference == pair.parts_at
+    assert [r.rules for r in comparison.runs] == ["seed", "cr-1.4"]
+    # Before the parting step the two runs agree on every state.
+    for a, b in zip(comparison.runs[0].steps, comparison.runs[1].steps, strict=False):
+        if a.index < pair.parts_at:
+            assert a.state == b.state, a.index
+    # The cr-1.4 file parts from its own profile's twin at the same step.
+    assert compare(str(pair.cr14_path)).first_difference == pair.parts_at
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=PAIR_IDS)
+def test_format_comparison_marks_the_parting_step(pair):
+    text = format_comparison(compare(str(pair.seed_path)), width=200)
+    assert f"steps 1-{pair.parts_at - 1}: identical" in text
+    assert f"The profiles part at step {pair.parts_at} (lines marked *)." in text
+    marked = [line for line in _step_block(text, pair.parts_at) if line.startswith("*")]
+    assert any(pair.tag in line for line in marked), marked
+    assert any(re.match(rf"\*\s+{pair.key}: ", line) for line in marked), marked
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=PAIR_IDS)
+def test_each_file_passes_only_under_its_own_profile(pair):
+    assert run_file(pair.seed_path).code == OK
+    assert run_file(pair.seed_path, rules="seed").code == OK
+    assert run_file(pair.cr14_path).code == OK
+    assert run_file(pair.cr14_path, rules="cr-1.4").code == OK
+
+    wrong = run_file(pair.seed_path, rules="cr-1.4")
+    assert wrong.code == FAILED
+    assert f": step {pair.fails_at} (line" in wrong.message, wrong.message
+
+    wrong = run_file(pair.cr14_path, rules="seed")
+    assert wrong.code == FAILED
+    assert f": step {pair.fails_at} (line" in wrong.message, wrong.message
+
+
+def test_cli_compare_and_run_with_profiles():
+    pair = PAIRS[0]
+    done = _cli("compare", str(pair.seed_path))
+    assert done.returncode == 0, done.stderr
+    assert f"step {pair.parts_at}: pass P1" in done.stdout
+    assert f"The profiles part at step {pair.parts_at}" in done.stdout
+    assert "[profile seed]" in done.stdout
+
+    done = _cli("run", "--rules", "cr-1.4", str(pair.seed_path))
+    assert done.returncode == 1
+    assert f"step {pair.fails_at}" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+    done = _cli("run", "--rules", "seed", str(pair.seed_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- teams need four players alternating in turn order ---------------------------------------
+
+
+def test_teams_that_do_not_alternate_are_invalid(tmp_path):
+    path = tmp_path / "teams.yaml"
+    path.write_text(
+        "name: teams not alternating\n"
+        "players: [P1, P2, P3, P4]\n"
+        "teams: [[P1, P2], [P3, P4]]\n"
+        "battlefields: [{id: A}]\n"
+        "steps: []\n",
+        encoding="utf-8",
+    )
+    result = run_file(path)
+    assert result.code == INVALID
+    assert "teams" in result.message
