@@ -1,9 +1,10 @@
 """The public API: a game another program can drive.
 
-    from engine import Game
-    game = Game.from_scenario("scenarios/001_empty_battlefield_showdown.yaml")
-    while not game.is_over and game.legal_actions():
-        game.apply(game.legal_actions()[0])
+    from engine import Game, Move, Pass
+    game = Game.from_scenario("scenarios/001_flow_empty_battlefield_conquer.yaml")
+    for action in [Move("P1", ("U1",), "A"), Pass("P1"), Pass("P2")]:
+        print(game.apply(action))          # the trace lines it produced
+    game.view()["score"]                   # {'P1': 1, 'P2': 0}
 
 Actions are the typed values of :mod:`engine.actions`. An illegal one raises
 :class:`IllegalAction` and leaves the game exactly as it was.

@@ -14,11 +14,13 @@ random games that mix
   copies have the same view, snapshot, configurations and legal actions, and taking the same
   action on the original and both copies gives the same trace lines and the same state.
 
-Effort: ``RIFTCHART_PROPERTY_EXAMPLES`` is the number of games per setup (default 15, so 60
-games, in roughly 15-25 s). Runs are derandomized (the same games every run, so the figures in
-docs/hardening.md are reproducible); set ``RIFTCHART_PROPERTY_RANDOM=1`` to let Hypothesis pick
-fresh games. What was exercised is counted in ``EXERCISED`` and checked by the last test, so the
-file cannot pass by testing nothing; ``pytest -s`` prints the figures, and they are written as
+Effort: ``RIFTCHART_PROPERTY_EXAMPLES`` is the number of Hypothesis examples per setup
+(default 15); each example is a run of 100 steps that plays one game or, once a game is won,
+several. Runs are derandomized (the same games every run, so the figures in docs/hardening.md
+are reproducible); set ``RIFTCHART_PROPERTY_RANDOM=1`` to let Hypothesis pick fresh games, and
+``RIFTCHART_PROPERTY_SHRINK=1`` to have it shrink a failing game (slow). What was exercised is
+counted in ``EXERCISED`` and checked by the last test, so the file cannot pass by testing
+nothing; ``pytest -s`` prints the figures, and they are written as
 JSON to ``RIFTCHART_FIGURES_FILE`` when that is set (else to a pytest tmp dir).
 """
 
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -60,7 +62,10 @@ from engine import (
 
 GAMES_PER_SETUP = int(os.environ.get("RIFTCHART_PROPERTY_EXAMPLES", "15"))
 FRESH_RANDOMNESS = os.environ.get("RIFTCHART_PROPERTY_RANDOM", "") not in ("", "0")
-STEPS_PER_GAME = 80  # rule invocations; play_on takes several legal actions in one
+# Shrinking a failing 100-step game can take Hypothesis minutes; every failure message already
+# carries the game's action log, which is a reproduction. Opt in to shrinking when wanted.
+SHRINK = os.environ.get("RIFTCHART_PROPERTY_SHRINK", "") not in ("", "0")
+STEPS_PER_GAME = 100  # rule invocations; play_on takes several legal actions in one
 BURST = 10
 NEAR_MISSES = 3  # tried per try_near_misses step
 SEEDS = st.integers(0, 2**32 - 1)
@@ -152,7 +157,9 @@ FREE_FOR_ALL: dict[str, Any] = {
     "victory_score": 3,
     "battlefields": [{"id": "A"}, {"id": "B", "controller": "P3"}],
     "units": [
-        {"id": "U1", "controller": "P1", "might": 2, "at": "base"},
+        # U1 drags U2 along to B: two contests staged at once, so a battlefield choice
+        {"id": "U1", "controller": "P1", "might": 2, "at": "base",
+         "triggers": [{"when": "move", "effect": {"move": {"units": ["U2"], "to": "B"}}}]},
         {"id": "U2", "controller": "P1", "might": 1, "at": "base"},
         {"id": "V1", "controller": "P2", "might": 2, "at": "base"},
         {"id": "V2", "controller": "P2", "might": 2, "at": "A"},
@@ -225,10 +232,6 @@ class Ids:
             places=(*fields, "base", "hand", "trash", "nowhere"),
         )
 
-    @property
-    def anything(self) -> tuple[str, ...]:
-        return self.players + self.units + self.cards + self.places
-
 
 def random_actions(ids: Ids) -> st.SearchStrategy[Action]:
     """Any action at all built from the ids: almost all illegal, a few legal by chance."""
@@ -290,14 +293,29 @@ def _canonical(action: Action) -> Action:
 
 
 def _listable(action: Action) -> bool:
-    """Actions legal_actions() is meant to list whenever they are legal: all but plays at
-    several targets or at "base" for a unit card, and damage plans (a plan can be spelled
-    in many orders and with zero entries)."""
+    """Actions legal_actions() is meant to list whenever they are legal. Not listed: plays at
+    several targets; a unit card played with ``to="base"`` (listed as ``to=None``; without
+    the card's type at hand, every untargeted play to base is left out); damage plans, which
+    can be spelled in many orders and with zero entries."""
     if isinstance(action, Assign):
         return False
     if isinstance(action, Play):
         return len(action.targets) <= 1 and not (action.to == "base" and not action.targets)
     return True
+
+
+def _apply(game: Game, action: Action, why_legal: str) -> list[str]:
+    """``game.apply(action)`` for an action known to be legal: a refusal or a crash is a bug,
+    reported with the game's log (a reproduction: replay it from the setup)."""
+    log = list(game.log)
+    try:
+        return game.apply(action)
+    except IllegalAction as refused:
+        raise AssertionError(f"ENGINE BUG: {why_legal} {action} but apply() refused it: "
+                             f"{refused}; log={log}") from refused
+    except Exception as crash:
+        raise AssertionError(f"ENGINE BUG: {why_legal} {action} but apply() crashed with "
+                             f"{crash!r}; log={log}") from crash
 
 
 # --- the state machine -------------------------------------------------------------------------
@@ -336,11 +354,7 @@ class ApiMachine(RuleBasedStateMachine):
         except IllegalAction as refused:
             raise AssertionError(f"legal_actions() offered {action} but check() refused it: "
                                  f"{refused}; log={game.log}") from refused
-        try:
-            game.apply(action)
-        except IllegalAction as refused:
-            raise AssertionError(f"legal_actions() offered {action} but apply() refused it: "
-                                 f"{refused}; log={game.log}") from refused
+        _apply(game, action, "legal_actions() offered")
         self._count_applied(action)
 
     def _count_applied(self, action: Action) -> None:
@@ -395,6 +409,9 @@ class ApiMachine(RuleBasedStateMachine):
                 game.apply(action)
             except IllegalAction as also_refused:
                 assert also_refused.rule, f"apply refused {action} without naming a rule"
+            except Exception as crash:
+                raise AssertionError(f"ENGINE BUG: apply({action}) crashed with {crash!r} "
+                                     f"instead of refusing it; log={game.log}") from crash
             else:
                 raise AssertionError(f"check() refused {action} but apply() took it; "
                                      f"log={game.log}") from refused
@@ -405,16 +422,15 @@ class ApiMachine(RuleBasedStateMachine):
             )
             EXERCISED["illegal actions refused"] += 1
             return False
+        except Exception as crash:
+            raise AssertionError(f"ENGINE BUG: check({action}) crashed with {crash!r} instead "
+                                 f"of refusing it; log={game.log}") from crash
         if _listable(action):
             listed = {_canonical(a) for a in game.legal_actions()}
             assert _canonical(action) in listed, (
                 f"check() accepts {action} but legal_actions() does not list it; log={game.log}"
             )
-        try:
-            game.apply(action)
-        except IllegalAction as refused:
-            raise AssertionError(f"check() accepted {action} but apply() refused it: {refused}; "
-                                 f"log={game.log}") from refused
+        _apply(game, action, "check() accepted")
         self._count_applied(action)
         EXERCISED["random actions that were legal, applied"] += 1
         return True
@@ -455,11 +471,11 @@ class ApiMachine(RuleBasedStateMachine):
             return
         # The copies go on exactly as the original does.
         action = random.Random(seed).choice(legal)
-        lines = game.apply(action)
+        lines = _apply(game, action, "legal_actions() offered")
         self._count_applied(action)
         after = game.snapshot()
         for name, other in (("restore", restored), ("from_json", from_json)):
-            assert other.apply(action) == lines, (
+            assert _apply(other, action, f"after {name}, legal_actions() offered") == lines, (
                 f"{name}: {action} gave other trace lines after the round trip; log={game.log}"
             )
             assert other.snapshot() == after, (
@@ -476,12 +492,19 @@ class ApiMachine(RuleBasedStateMachine):
         assert game.view()["winner"] == game.winner
         if game.is_over:
             assert game.legal_actions() == [], f"legal actions after {game.winner} won"
+            view = game.view()
+            assert view["focus"] is None and view["priority"] is None, (
+                f"after {game.winner} won, the view still hands Focus/Priority to someone "
+                f"(focus={view['focus']}, priority={view['priority']}); log={game.log}"
+            )
         else:
             assert game.legal_actions(), f"no legal action, yet no winner; log={game.log}"
 
 
 def _settings() -> settings:
+    phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if SHRINK else [])
     return settings(
+        phases=phases,
         max_examples=GAMES_PER_SETUP,
         stateful_step_count=STEPS_PER_GAME,
         deadline=None,
@@ -566,6 +589,37 @@ def test_restored_game_does_not_share_the_snapshot_data() -> None:
     assert restored.to_json() == before, (
         "ENGINE BUG: Game.restore(data) keeps references into `data` (card effects): changing "
         "the snapshot dict after restoring changed the restored game"
+    )
+
+
+def test_winning_by_a_spell_during_a_showdown_does_not_crash() -> None:
+    game = Game.from_scenario({
+        "name": "win by a spell in a showdown", "players": ["P1", "P2"], "victory_score": 1,
+        "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
+                          "effect": {"gain_points": 1}}]},
+    })
+    steps = [Move("P1", ("U1",), "A"), Play("P1", "S1"), Pass("P1"), Pass("P2")]
+    for action in steps:
+        assert action in game.legal_actions(), f"{action} is not offered; log={game.log}"
+        try:
+            game.apply(action)
+        except IllegalAction:
+            raise
+        except Exception as crash:
+            raise AssertionError(
+                f"ENGINE BUG: apply({action}) crashed with {crash!r}: S1 resolves, P1 reaches "
+                "the victory score mid-Showdown, the win clears Focus, and the Focus chart then "
+                "passes Focus on from None (models.pass_focus_on -> state.next_player(None))"
+            ) from crash
+    assert game.winner == "P1"
+    assert game.legal_actions() == []
+    view = game.view()
+    assert view["focus"] is None and view["priority"] is None, (
+        "ENGINE BUG: the win clears Focus and Priority (scoring.check_win), but the chain then "
+        f"closes and hands Focus on anyway: focus={view['focus']}, priority={view['priority']}, "
+        f"trace ends {game.trace[-2:]}"
     )
 
 

@@ -71,6 +71,19 @@ def test_the_documented_example_runs(capsys):
     assert "winner: P1" in printed
 
 
+def test_the_readme_example_runs(capsys, monkeypatch):
+    readme = ROOT / "README.md"
+    section = readme.read_text(encoding="utf-8").split("## Embedding", 1)[1]
+    blocks = _python_blocks(section)
+    assert blocks, "README's Embedding section has no python block"
+    monkeypatch.chdir(ROOT)
+    exec(compile(blocks[0], str(readme), "exec"), {"__name__": "readme"})  # noqa: S102
+    printed = capsys.readouterr().out
+    assert "P1 conquers A and scores 1 point" in printed
+    assert "{'P1': 1, 'P2': 0}" in printed
+    assert "CR 312" in printed
+
+
 def test_documented_errors_carry_their_fields():
     """The attributes docs/embedding.md promises on both errors."""
     try:
