@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .runtime import FastRuntime, Transition
+from .models import model_for
+from .runtime import FastRuntime, Transition, compiled
 from .state import Field, GameState, Unit, battlefield_key
 
 
@@ -63,10 +64,11 @@ class Table:
         return bool(self._dispatch(key, event, args))
 
     def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:
-        from .models import model_for
-
+        chart = _chart_name(key)
+        if not compiled(chart).plan(self.state.configs[key], event):
+            return []  # no transition for it here at all: most of what Cleanup asks
         model = model_for(self, key, args)
-        chosen = self.runtime.send(self.state, key, _chart_name(key), event, model)
+        chosen = self.runtime.send(self.state, key, chart, event, model)
         for t in chosen:
             step = TransitionTaken(key, t.source, t.target, t.event, t.rule)
             if self.tracing:

@@ -76,7 +76,7 @@ class CompiledChart:
         self.events = tuple(sorted({t.event for t in self.transitions}))
         self.initial = self._enter_defaults(self._initial_root())
         self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
-        self._candidates_cache: dict[tuple[Configuration, str], tuple[Transition, ...]] = {}
+        self._plans: dict[tuple[Configuration, str], tuple] = {}
 
     # --- compilation -------------------------------------------------------------------
 
@@ -149,49 +149,47 @@ class CompiledChart:
     # --- execution ---------------------------------------------------------------------
 
     def atomic_states(self, config: Configuration) -> list[str]:
-        return sorted(
+        return sorted(  # in document order
             (s for s in config if self.states[s].kind == "atomic"),
             key=lambda s: self.states[s].order,
         )
 
-    def candidates(self, config: Configuration, event: str) -> tuple[Transition, ...]:
-        """Transitions that could fire for ``event``, grouped by atomic state, in order."""
+    def plan(self, config: Configuration, event: str) -> tuple:
+        """What ``event`` could do in ``config``: per region (atomic state, in document order),
+        the transitions it might take there, each with its guards and exit set.
+
+        Worked out once per (configuration, event) and kept, so sending an event costs only
+        its guards. Empty when the chart has no transition for the event there at all.
+        """
         key = (config, event)
-        found = self._candidates_cache.get(key)
+        found = self._plans.get(key)
         if found is None:
-            found_list = []
+            regions = []
             for atomic in self.atomic_states(config):
-                for state in self.ancestors(atomic):
-                    found_list.extend(self._by_state_event.get((state, event), ()))
-            found = tuple(found_list)
-            self._candidates_cache[key] = found
+                candidates = tuple(
+                    (t, t.guards, self._exit_set(config, t))
+                    for state in self.ancestors(atomic)
+                    for t in self._by_state_event.get((state, event), ())
+                )
+                if candidates:
+                    regions.append(candidates)
+            found = self._plans[key] = tuple(regions)
         return found
 
     def select(
         self, config: Configuration, event: str, guard: Callable[[str], bool]
     ) -> list[Transition]:
-        """The transitions ``event`` takes in ``config``: in each region the first enabled one."""
+        """The transitions ``event`` takes in ``config``: in each region the first enabled one,
+        unless an earlier region's choice already exits it (document order wins)."""
         chosen: list[Transition] = []
-        done_atomics: set[str] = set()
-        exited: set[str] = set()
-        for atomic in self.atomic_states(config):
-            if atomic in done_atomics:
-                continue
-            picked = None
-            for state in self.ancestors(atomic):
-                for t in self._by_state_event.get((state, event), ()):
-                    if all(guard(name) == wanted for name, wanted in t.guards):
-                        picked = t
-                        break
-                if picked:
+        exited: frozenset[str] = frozenset()
+        for candidates in self.plan(config, event):
+            for t, guards, exits in candidates:
+                if all(guard(name) == wanted for name, wanted in guards):
+                    if t not in chosen and not exits & exited:
+                        exited |= exits
+                        chosen.append(t)
                     break
-            if picked is None or picked in chosen:
-                continue
-            exits = self._exit_set(config, picked)
-            if exits & exited:
-                continue  # conflicts with an earlier transition: document order wins
-            exited |= exits
-            chosen.append(picked)
         return chosen
 
     def _domain(self, t: Transition) -> str | None:

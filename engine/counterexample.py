@@ -1,0 +1,138 @@
+"""What the model checker writes: counterexample scenarios and the state graph.
+
+A counterexample is an ordinary scenario file, so ``riftchart run`` replays it: the source
+scenario's setup (every key but ``name`` and ``steps``), its action steps, the actions of the
+shortest path found, and a final ``expect`` holding the keys of the state view that show the
+violation. Under rules where the invariant holds, that expect fails (the game never gets there);
+under the rules that were checked, it passes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from .actions import to_step
+from .runner import describe
+
+if TYPE_CHECKING:
+    from .explore import Prepared, Report, Violation
+
+
+def scenario_for(
+    source: str | Path, prefix: list[dict[str, Any]], violation: Violation, rules: str | None
+) -> dict[str, Any]:
+    """The counterexample as scenario data (a dict ready for YAML)."""
+    original = yaml.safe_load(Path(source).read_text(encoding="utf-8-sig")) or {}
+    setup = {k: v for k, v in original.items() if k not in ("name", "steps")}
+    if rules:
+        setup["rules"] = rules
+    invariant = violation.invariant
+    name = f"Counterexample: {invariant.name} ({invariant.rule}) in {original.get('name', source)}"
+    steps = [*prefix, *(to_step(a) for a in violation.path), {"expect": violation.witness}]
+    return {"name": name, **setup, "steps": steps}
+
+
+def write(
+    source: str | Path,
+    prefix: list[dict[str, Any]],
+    violation: Violation,
+    out_dir: Path,
+    rules: str | None = None,
+) -> Path:
+    """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path."""
+    data = scenario_for(source, prefix, violation, rules)
+    invariant = violation.invariant
+    header = (
+        f"# Written by `riftchart check`: invariant {invariant.name} ({invariant.rule}) fails\n"
+        f"# after {violation.depth} step(s) from the start of {Path(source).name}.\n"
+        f"# {invariant.doc}\n"
+        "# The final expect shows the violation: it holds under the rules that were checked\n"
+        "# and fails (exit 1) under rules that keep the invariant.\n"
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{Path(source).stem}.{invariant.name}.yaml"
+    steps = data.pop("steps")
+    body = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+    path.write_text(_wrap_comment(header) + body + _steps_yaml(steps), encoding="utf-8")
+    return path
+
+
+def _steps_yaml(steps: list[dict[str, Any]]) -> str:
+    """One action step per line, in flow style, as people write scenarios; the final expect
+    as a block, one view key per line."""
+    lines = ["steps:"]
+    for step in steps:
+        flow = "expect" not in step
+        text = yaml.safe_dump(step, sort_keys=False, default_flow_style=True if flow else None,
+                              width=10_000)
+        first, *rest = text.rstrip("\n").split("\n")
+        lines.append(f"  - {first}")
+        lines += [f"    {line}" for line in rest]
+    return "\n".join(lines) + "\n"
+
+
+def _wrap_comment(text: str, width: int = 98) -> str:
+    lines = []
+    for line in text.splitlines():
+        words, current = line[2:].split(), "#"
+        for word in words:
+            if len(current) + 1 + len(word) > width:
+                lines.append(current)
+                current = "#"
+            current += " " + word
+        lines.append(current)
+    return "\n".join(lines) + "\n"
+
+
+def write_all(
+    source: str | Path, prepared: Prepared, report: Report, out_dir: Path, rules: str | None
+) -> dict[str, Path]:
+    """Every violation of ``report`` written; invariant name -> file."""
+    return {
+        name: write(source, prepared.prefix, violation, out_dir, rules)
+        for name, violation in report.violations.items()
+    }
+
+
+# --- the state graph ---------------------------------------------------------------------------
+
+
+def write_graph(path: Path, report: Report) -> None:
+    """The explored states and transitions as GraphML (networkx) or DOT, by the file's suffix."""
+    if path.suffix == ".graphml":
+        _write_graphml(path, report)
+    else:
+        path.write_text(_dot(report), encoding="utf-8")
+
+
+def _edge_label(action: Any) -> str:
+    return describe(to_step(action))
+
+
+def _write_graphml(path: Path, report: Report) -> None:
+    import networkx as nx
+
+    graph = nx.MultiDiGraph()
+    for node in sorted(report.nodes):
+        graph.add_node(f"s{node}", **report.nodes[node])
+    for source, target, action in report.edges:
+        graph.add_edge(f"s{source}", f"s{target}", action=_edge_label(action))
+    nx.write_graphml(graph, path)
+
+
+def _dot(report: Report) -> str:
+    lines = ["digraph states {", "  node [shape=box, fontsize=10];"]
+    for node in sorted(report.nodes):
+        attrs = report.nodes[node]
+        label = [f"s{node}", f"{attrs['state']}, turn {attrs['turn']}"]
+        label += [f"{key} {attrs[key]}" for key in ("focus", "chain", "winner") if attrs[key]]
+        # json's string escapes are DOT's: "\n" is a line break in a label
+        lines.append(f"  s{node} [label={json.dumps(chr(10).join(label))}];")
+    for source, target, action in report.edges:
+        lines.append(f"  s{source} -> s{target} [label={json.dumps(_edge_label(action))}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

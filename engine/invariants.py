@@ -1,0 +1,279 @@
+"""The rules' promises, as predicates the model checker evaluates on every reachable state.
+
+A *state* invariant is a predicate of one game state; a *transition* invariant is a predicate of
+a parent state, the action taken and the child state (what a single step may change). Each one
+names the rule it stands for and says, through ``witness``, which keys of the state view show a
+violation: the model checker puts those keys in the final ``expect`` of a counterexample.
+
+Only the no-deadlock invariant needs the list of legal actions; the explorer computes that list
+once per state anyway (to expand it) and hands it over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action, Add
+from .state import GameState, battlefield_key
+from .view import view
+
+Witness = Callable[[GameState, GameState | None], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Invariant:
+    """A named promise of the rules. ``holds(state, legal_actions)`` for a state invariant,
+    ``holds(parent, action, child)`` for a transition invariant; ``witness(child, parent)``
+    gives the view keys that show a violation."""
+
+    name: str
+    rule: str
+    kind: str  # "state" or "transition"
+    holds: Callable[..., bool]
+    witness: Witness
+    profiles: tuple[str, ...] = ("seed", "cr-1.4")
+    doc: str = field(default="", compare=False)
+
+    def applies_to(self, profile: str) -> bool:
+        return profile in self.profiles
+
+
+_REGISTRY: dict[str, Invariant] = {}
+
+
+def _view_keys(*keys: str) -> Witness:
+    """A witness showing these keys of the child's state view."""
+
+    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
+        shown = view(child)
+        return {key: shown[key] for key in keys}
+
+    return witness
+
+
+def _register(
+    name: str,
+    rule: str,
+    kind: str,
+    witness: Witness,
+    profiles: tuple[str, ...] = ("seed", "cr-1.4"),
+) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    def decorate(fn: Callable[..., bool]) -> Callable[..., bool]:
+        doc = " ".join((fn.__doc__ or "").split())
+        _REGISTRY[name] = Invariant(name, rule, kind, fn, witness, profiles, doc)
+        return fn
+
+    return decorate
+
+
+def all_invariants() -> list[Invariant]:
+    """Every invariant, in the order they are documented."""
+    return list(_REGISTRY.values())
+
+
+def by_names(names: Sequence[str] | None) -> list[Invariant]:
+    """The named invariants (all of them for None); KeyError names an unknown one."""
+    if not names:
+        return all_invariants()
+    unknown = [n for n in names if n not in _REGISTRY]
+    if unknown:
+        raise KeyError(", ".join(unknown))
+    return [_REGISTRY[n] for n in dict.fromkeys(names)]
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _in_showdown(s: GameState, bf: str) -> bool:
+    return "showdown" in s.configs[battlefield_key(bf)]
+
+
+def _contested(s: GameState, bf: str) -> bool:
+    return "contested" in s.configs[battlefield_key(bf)]
+
+
+def _players_at(s: GameState) -> dict[str, set[str]]:
+    """Battlefield -> players with units there (one pass over the units)."""
+    present: dict[str, set[str]] = {bf: set() for bf in s.fields}
+    for unit in s.units.values():
+        if unit.at in present:
+            present[unit.at].add(unit.controller)
+    return present
+
+
+def _units_where(test: Callable[[GameState, str], bool]) -> Witness:
+    """A witness listing where the units are at the battlefields that fail ``test``."""
+
+    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
+        bad = {bf for bf in child.fields if not test(child, bf)}
+        units = {
+            u.id: {"at": u.at, "controller": u.controller}
+            for u in sorted(child.units.values(), key=lambda u: u.order)
+            if u.at in bad
+        }
+        return {"units": units}
+
+    return witness
+
+
+# --- state invariants ----------------------------------------------------------------------
+
+
+@_register("one_active_contest", "seed 001", "state", _view_keys("state", "showdown", "staged"))
+def one_active_contest(s: GameState, legal: Sequence[Action]) -> bool:
+    """At most one showdown or combat is in progress in the whole game (seed 001, rules.md 1
+    and 4): at most one battlefield chart is in "showdown", and it is the engine's contest."""
+    active = [bf for bf in s.fields if _in_showdown(s, bf)]
+    return len(active) <= 1 and (not active or active[0] == s.contest_at)
+
+
+@_register("focus_in_showdown", "CR 313", "state", _view_keys("state", "showdown", "focus"))
+def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
+    """Focus exists only in a Showdown (CR 313, rules.md 2): nobody has Focus in a Neutral state,
+    and in Showdown Open, while its Focus cycle runs, the Focus holder has Priority. The holder
+    keeps Focus while a Chain exists (passing Priority does not pass Focus), so Showdown Closed
+    shows it too; the damage step and resolution have no Focus (rules 11.5)."""
+    if s.winner:
+        return s.focus is None
+    if s.contest_at is None:
+        return s.focus is None
+    if s.pending or not s.chain_open:
+        return True
+    config = s.configs[battlefield_key(s.contest_at)]
+    if "non_combat" in config or "combat_showdown" in config:
+        return s.focus is not None and s.priority == s.focus
+    return s.focus is None
+
+
+@_register("closed_iff_chain", "CR 309", "state", _view_keys("state", "chain"))
+def closed_iff_chain(s: GameState, legal: Sequence[Action]) -> bool:
+    """The state is Closed exactly when the Chain is non-empty (CR 309, rules.md 1), and every
+    battlefield sees the Chain as the priority chart does (a Harel broadcast)."""
+    if s.chain_open == bool(s.chain):
+        return False
+    wanted = "open" if s.chain_open else "closed"
+    return all(wanted in s.configs[battlefield_key(bf)] for bf in s.fields)
+
+
+@_register("no_three_players", "CR 444.2", "state",
+           _units_where(lambda s, bf: len(_players_at(s)[bf]) <= 2))
+def no_three_players(s: GameState, legal: Sequence[Action]) -> bool:
+    """A battlefield never holds units of three players (CR 444.2, rules.md 8)."""
+    return all(len(players) <= 2 for players in _players_at(s).values())
+
+
+def _no_teammates(s: GameState, bf: str) -> bool:
+    players = sorted(_players_at(s)[bf])
+    return not any(
+        not s.opponents(a, b) for i, a in enumerate(players) for b in players[i + 1 :]
+    )
+
+
+@_register("teammates_apart", "seed 001", "state", _units_where(_no_teammates))
+def teammates_apart(s: GameState, legal: Sequence[Action]) -> bool:
+    """Teammates never have units at the same battlefield (seed 001, rules.md 8)."""
+    return s.teams is None or all(_no_teammates(s, bf) for bf in s.fields)
+
+
+@_register("contest_not_stuck", "rules 11.11", "state",
+           _view_keys("state", "contested", "staged", "showdown"))
+def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
+    """Once Cleanup has run in Neutral Open, a Contested battlefield has a staged or active
+    contest: no battlefield stays Contested forever (Cleanup step 7, rules 11.11)."""
+    if s.contest_at is not None or not s.chain_open or s.winner:
+        return True
+    for bf in s.fields:
+        config = s.configs[battlefield_key(bf)]
+        if "contested" in config and not (
+            "showdown_staged" in config or "combat_staged" in config or "showdown" in config
+        ):
+            return False
+    return True
+
+
+# the view cannot show a player listed twice (an expect may not say it): the extra point can
+@_register("scored_once_per_turn", "CR 462", "state", _view_keys("score", "control"))
+def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
+    """A player scores a given battlefield at most once per turn, by Conquer or Hold (CR 462,
+    rules.md 7): nobody is listed twice in a battlefield's scored-this-turn."""
+    return all(len(set(f.scored)) == len(f.scored) for f in s.fields.values())
+
+
+@_register("no_deadlock", "rules 11.9", "state",
+           _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"))
+def no_deadlock(s: GameState, legal: Sequence[Action]) -> bool:
+    """Someone can always act unless the game is over (rules 11.9: whatever stops the game
+    waits for a player): legal() is empty only when there is a winner."""
+    return bool(legal) or s.winner is not None
+
+
+# --- transition invariants -------------------------------------------------------------------
+
+
+def _control_and_contested(child: GameState, parent: GameState | None) -> dict[str, Any]:
+    return _view_keys("control", "contested")(child, parent)
+
+
+@_register("control_frozen_while_contested", "S 184.3.c", "transition", _control_and_contested,
+           profiles=("seed",))
+def control_frozen_while_contested(parent: GameState, action: Action, child: GameState) -> bool:
+    """Control never changes while a battlefield is Contested (S 184.3.c, profile seed), except
+    the change made as the contest ends: control and Contested change together (rules 11.6),
+    so a battlefield Contested before and after the step keeps its controller."""
+    for bf, f in child.fields.items():
+        before = parent.fields[bf]
+        if f.controller != before.controller and _contested(parent, bf) and _contested(child, bf):
+            return False
+    return True
+
+
+@_register("scores_never_decrease", "CR 463", "transition", _view_keys("score"))
+def scores_never_decrease(parent: GameState, action: Action, child: GameState) -> bool:
+    """Points are only ever gained (CR 463-466, rules.md 7): no player's score goes down."""
+    return all(child.scores[p] >= parent.scores[p] for p in parent.players)
+
+
+def _focus_and_contest(child: GameState, parent: GameState | None) -> dict[str, Any]:
+    return _view_keys("showdown", "focus", "contested")(child, parent)
+
+
+@_register("first_focus_to_applier", "CR 345", "transition", _focus_and_contest)
+def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
+    """When a Showdown begins, the player who applied Contested receives Focus, not necessarily
+    the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its Attacker, the
+    applier (CR 455, rules.md 6)."""
+    bf = child.contest_at
+    if bf is None or bf == parent.contest_at or child.winner:
+        return True
+    config = child.configs[battlefield_key(bf)]
+    if "non_combat" in config:
+        return child.focus == child.fields[bf].applier
+    if "combat_showdown" in config:
+        return child.focus == child.attacker
+    return True  # already past its Focus cycle (no Focus in the damage step)
+
+
+@_register("non_card_chains_keep_focus", "rules 11.1", "transition",
+           _view_keys("state", "showdown", "focus"))
+def non_card_chains_keep_focus(parent: GameState, action: Action, child: GameState) -> bool:
+    """A chain begun by a triggered ability or an Add ability does not pass Focus when it ends
+    (rules.md 5.3, rules 11.1 c): an Add in Showdown Open, or the end of such a chain in the
+    same Showdown, leaves Focus where it was."""
+    if child.winner or child.contest_at is None or child.contest_at != parent.contest_at:
+        return True
+    if not child.chain_open or child.pending:
+        return True
+    if _kind(parent) != _kind(child):
+        return True  # a conversion to Combat has its own Focus rule (rules.md 6.1)
+    if isinstance(action, Add) and parent.chain_open:
+        return child.focus == parent.focus
+    if parent.chain and parent.chain_begun_by in ("trigger", "add"):
+        return child.focus == parent.focus
+    return True
+
+
+def _kind(s: GameState) -> str:
+    config = s.configs[battlefield_key(s.contest_at)]
+    return "combat" if "combat" in config else "non-combat"

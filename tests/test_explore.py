@@ -1,0 +1,285 @@
+"""The model checker: bundled models, the report, the graph, symmetry, workers, counterexamples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+import yaml
+
+from engine import actions, cli, explore, invariants, runner
+from engine.explore import Settings, prepare, state_key, successor
+from engine.invariants import Invariant
+from engine.runtime import CheckedRuntime, FastRuntime
+
+ROOT = Path(__file__).resolve().parent.parent
+ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
+FFA = ROOT / "models" / "ffa_three_players.yaml"
+
+# a small position (a few thousand states) for the tests that explore more than once
+SMALL = {
+    "name": "small free-for-all",
+    "players": ["P1", "P2", "P3"],
+    "battlefields": [{"id": "A", "controller": "P2"}, {"id": "B"}],
+    "units": [
+        {"id": "U1", "controller": "P1", "might": 2, "at": "base"},
+        {"id": "E1", "controller": "P2", "might": 1, "at": "A"},
+        {"id": "F1", "controller": "P3", "might": 1, "at": "base"},
+        {"id": "F2", "controller": "P3", "might": 1, "at": "base"},
+    ],
+    "hands": {
+        "P2": [{"id": "T1", "type": "spell", "timing": "reaction", "effect": {"stun": {}}}],
+        "P3": [{"id": "R1", "type": "spell", "timing": "action", "effect": {"move": {}}}],
+    },
+}
+
+REQUIRED = {
+    "one_active_contest", "focus_in_showdown", "closed_iff_chain", "no_three_players",
+    "teammates_apart", "control_frozen_while_contested", "contest_not_stuck",
+    "scores_never_decrease", "no_deadlock",
+}
+
+
+def _write(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _check(args: list[str], capsys: pytest.CaptureFixture) -> tuple[int, dict[str, Any]]:
+    code = cli.main(["check", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _settings(**changes: Any) -> Settings:
+    return Settings(invariants.all_invariants(), **changes)
+
+
+# --- the bundled models --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ffa_report() -> explore.Report:
+    return explore.explore(prepare(str(FFA)).start, _settings())
+
+
+def test_ffa_model_explores_completely_without_violation(ffa_report: explore.Report) -> None:
+    assert ffa_report.complete
+    assert ffa_report.states > 10_000
+    assert ffa_report.frontier > 0  # ending the turn is the frontier of --max-turns 1
+    assert ffa_report.deadlocks == 0
+    assert not ffa_report.violations
+
+
+def test_1v1_model_within_a_bound_without_violation() -> None:
+    report = explore.explore(prepare(str(ONE_V_ONE)).start, _settings(max_states=4_000))
+    assert report.states == 4_000
+    assert not report.complete
+    assert not report.violations
+
+
+def test_bundled_models_are_valid_scenarios() -> None:
+    for path in (ONE_V_ONE, FFA):
+        assert runner.run_file(path).code == runner.OK
+
+
+# --- invariants ------------------------------------------------------------------------------
+
+
+def test_invariant_list(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["check", "--list"]) == 0
+    listed = capsys.readouterr().out
+    names = {inv.name for inv in invariants.all_invariants()}
+    assert REQUIRED <= names
+    for inv in invariants.all_invariants():
+        assert inv.name in listed
+        assert inv.doc and inv.rule in inv.doc, inv.name  # each cites its rule
+        assert inv.kind in ("state", "transition")
+
+
+def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(_write(tmp_path, SMALL)), "--rules", "cr-1.4",
+                           "--max-states", "50", "--out", str(tmp_path)], capsys)
+    assert code == 0
+    assert report["not_applicable"] == ["control_frozen_while_contested"]
+
+
+def test_choosing_invariants(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(_write(tmp_path, SMALL)), "--invariant", "no_deadlock",
+                           "--invariant", "closed_iff_chain", "--max-states", "50"], capsys)
+    assert code == 0
+    assert report["invariants"] == ["no_deadlock", "closed_iff_chain"]
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+def test_json_report_shape(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(_write(tmp_path, SMALL)), "--out", str(tmp_path)], capsys)
+    assert code == 0
+    for key, kind in {
+        "file": str, "rules": str, "invariants": list, "complete": bool, "states": int,
+        "transitions": int, "max_depth": int, "terminal_states": int, "deadlocks": int,
+        "frontier_states": int, "seconds": float, "states_per_second": int,
+        "bytes_per_state": float, "workers": int, "violations": list,
+    }.items():
+        assert isinstance(report[key], kind), key
+    assert report["complete"] and report["states"] > 1_000
+    assert report["transitions"] >= report["states"] - 1
+    assert report["symmetry"] is None and report["violations"] == []
+
+
+def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["check", str(_write(tmp_path, SMALL)), "--max-states", "100"]) == 0
+    text = capsys.readouterr().out
+    assert "stopped at --max-states 100" in text and "no violation" in text
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    missing = tmp_path / "missing.yaml"
+    assert cli.main(["check", str(missing)]) == 2
+    message = capsys.readouterr().err
+    assert str(missing) in message and message.count("\n") == 1
+
+    assert cli.main(["check", str(_write(tmp_path, SMALL)), "--invariant", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+    refused = dict(SMALL, steps=[{"pass": "P1"}])
+    assert cli.main(["check", str(_write(tmp_path, refused, "refused.yaml"))]) == 2
+    message = capsys.readouterr().err
+    assert "refused.yaml: steps[0].pass" in message and message.count("\n") == 1
+
+    assert cli.main(["check"]) == 2
+    assert "FILE" in capsys.readouterr().err
+
+
+def test_prefix_is_played_and_bounds_apply(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    moved = dict(SMALL, steps=[{"move": {"player": "P1", "units": ["U1"], "to": "B"}},
+                               {"expect": {"state": "showdown-open"}}])
+    prepared = prepare(str(_write(tmp_path, moved)))
+    assert prepared.prefix == [{"move": {"player": "P1", "units": ["U1"], "to": "B"}}]
+    assert prepared.start.contest_at == "B"
+    report = explore.explore(prepared.start, _settings(max_turns=0))
+    assert report.states == 1 and report.frontier == 1 and report.transitions == 0
+
+
+# --- the graph ------------------------------------------------------------------------------
+
+
+def test_graphml_and_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    model = str(_write(tmp_path, SMALL))
+    graphml = tmp_path / "states.graphml"
+    code, report = _check([model, "--max-states", "300", "--graph", str(graphml)], capsys)
+    assert code == 0
+    graph = nx.read_graphml(graphml)
+    assert graph.number_of_nodes() == report["states"] == 300
+    assert graph.number_of_edges() > 0
+    assert graph.nodes["s0"]["state"] == "neutral-open"
+
+    dot = tmp_path / "states.dot"
+    assert cli.main(["check", model, "--max-states", "300", "--graph", str(dot)]) == 0
+    text = dot.read_text()
+    assert text.startswith("digraph states {") and "s0 -> s" in text
+
+
+def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(explore, "GRAPH_LIMIT", 50)
+    graph = tmp_path / "states.graphml"
+    code, report = _check([str(_write(tmp_path, SMALL)), "--max-states", "200",
+                           "--graph", str(graph)], capsys)
+    assert code == 0
+    assert "more than 50 states" in capsys.readouterr().err + report["graph"]
+    assert not graph.exists()
+
+
+# --- symmetry and workers --------------------------------------------------------------------
+
+
+def test_symmetry_reduces_and_keeps_the_verdict(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(_write(tmp_path, SMALL)), "--symmetry"], capsys)
+    assert code == 0
+    sym = report["symmetry"]
+    assert sym["states_with"] < sym["states_without"]  # F1 and F2 are interchangeable
+    assert sym["same_verdict"]
+
+
+def test_symmetry_key_merges_swapped_units() -> None:
+    start = prepare(str(FFA)).start
+    sym = explore.Symmetry(start)
+    assert sym.classes == (("F1", "F2"),)
+    one, two = start.copy(), start.copy()
+    one.units["F1"] = _moved(one.units["F1"], "B")
+    two.units["F2"] = _moved(two.units["F2"], "B")
+    assert state_key(one) != state_key(two)
+    assert sym.key(one) == sym.key(two)
+
+
+def _moved(unit: Any, where: str) -> Any:
+    from dataclasses import replace
+
+    return replace(unit, at=where)
+
+
+def test_workers_give_the_same_exploration() -> None:
+    start = prepare(str(FFA)).start
+    one = explore.explore(start, _settings(max_states=3_000, max_turns=1))
+    two = explore.explore(start, _settings(max_states=3_000, max_turns=1, workers=2))
+    assert (two.states, two.max_depth) == (one.states, one.max_depth)
+    assert two.frontier == one.frontier and sorted(two.violations) == sorted(one.violations)
+
+
+def test_workers_complete_exploration_matches(tmp_path: Path) -> None:
+    start = prepare(str(_write(tmp_path, SMALL))).start
+    one = explore.explore(start, _settings())
+    two = explore.explore(start, _settings(workers=2))
+    assert one.complete and two.complete
+    assert (two.states, two.transitions, two.terminal) == (one.states, one.transitions,
+                                                            one.terminal)
+
+
+# --- successors on both runtimes ------------------------------------------------------------
+
+
+def test_successors_agree_with_python_statemachine() -> None:
+    """Along one path, every legal action's successor is the same on the fast runtime and
+    on python-statemachine (CheckedRuntime fails on any difference in between)."""
+    state = prepare(str(ONE_V_ONE)).start
+    for _ in range(12):
+        legal = actions.legal(state)
+        for action in legal:
+            assert state_key(successor(state, action, CheckedRuntime())) == state_key(
+                successor(state, action, FastRuntime()))
+        state = successor(state, legal[len(legal) // 2])
+
+
+# --- counterexamples --------------------------------------------------------------------------
+
+
+def _nobody_conquers(parent: Any, action: Any, child: Any) -> bool:
+    """Nobody ever scores (test only: false as soon as someone conquers; CR 463)."""
+    return child.scores == parent.scores
+
+
+def test_counterexample_replays(tmp_path: Path) -> None:
+    source = _write(tmp_path, dict(SMALL, steps=[{"add": "P1"}]))
+    witness = invariants._view_keys("score", "control")
+    never = Invariant("nobody_conquers", "CR 463", "transition", _nobody_conquers, witness,
+                      doc="Nobody ever scores (CR 463).")
+    prepared = prepare(str(source))
+    report = explore.explore(prepared.start, Settings([never]))
+    violation = report.violations["nobody_conquers"]
+    path = explore.counterexample.write(source, prepared.prefix, violation, tmp_path / "out")
+
+    written = yaml.safe_load(path.read_text())
+    assert written["players"] == SMALL["players"] and written["units"] == SMALL["units"]
+    assert written["steps"][0] == {"add": "P1"}  # the prefix comes first
+    assert written["steps"][-1] == {"expect": violation.witness}
+    assert len(written["steps"]) == violation.depth + 2
+    # the engine reaches the violation, so the final expect holds
+    result = runner.run_file(path)
+    assert result.code == runner.OK, result.message
