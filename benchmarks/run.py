@@ -138,7 +138,7 @@ def naive_explore(path: Path, max_states: int) -> tuple[int, int, float]:
         game = frontier.pop(0)
         turn = game.state.turn_player
         for action in game.legal_actions():
-            child = _deepcopy_game(game)
+            child = copy.deepcopy(game)
             child.apply(action)
             transitions += 1
             key = child.to_json()
@@ -147,15 +147,6 @@ def naive_explore(path: Path, max_states: int) -> tuple[int, int, float]:
                 if child.state.turn_player == turn:
                     frontier.append(child)
     return len(seen), transitions, time.perf_counter() - began
-
-
-def _deepcopy_game(game: Game) -> Game:
-    """copy.deepcopy of a Game on the ReferenceRuntime, except the python-statemachine
-    instances, which the copy re-creates: deep-copied instances keep calling the guards of the
-    original game (deepcopy shares functions, and the reference runtime's guards are closures
-    over its per-chart models), so they cannot be used."""
-    fresh = ReferenceRuntime()
-    return copy.deepcopy(game, {id(game._table.runtime): fresh})
 
 
 # --- 3 and 4. the explorer --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, Protocol
 
 from statemachine import State
@@ -297,16 +297,15 @@ class _ReferenceModel:
         self.model: ChartModel | None = None
         self.taken: list[Any] = []
         for name in {g for t in chart.transitions for g, _ in t.guards}:
-            setattr(self, name, self._guard_for(name))
+            # a partial of a bound method, not a closure: copy.deepcopy rebinds it to the copy,
+            # so a deep-copied game's machines ask the copy's guards
+            setattr(self, name, partial(self._ask, name))
         for name in {a for t in chart.transitions for a in t.actions}:
             setattr(self, name, _no_action)
 
-    def _guard_for(self, name: str) -> Callable[[], bool]:
-        def guard() -> bool:
-            # python-statemachine may look at guards while it starts, before a game is attached
-            return self.model is not None and self.model.guard(name)
-
-        return guard
+    def _ask(self, name: str) -> bool:
+        # python-statemachine may look at guards while it starts, before a game is attached
+        return self.model is not None and self.model.guard(name)
 
     def on_transition(self, transition: Any) -> None:
         # python-statemachine may announce a transition more than once; one event takes a
