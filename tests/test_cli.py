@@ -109,3 +109,10 @@ def test_every_trace_line_cites_its_rule():
                 if not line.startswith("refused as expected") and not CITATION.search(line):
                     uncited.append(f"{path.name} step {step.index}: {line}")
     assert not uncited, uncited[:10]
+
+
+def test_the_documented_scenario_runs(tmp_path):
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "scenarios.md").read_text()
+    example = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
+    done = riftchart("run", write(tmp_path, "doc.yaml", example))
+    assert done.returncode == 0, done.stdout + done.stderr
