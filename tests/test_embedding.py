@@ -80,8 +80,8 @@ def test_the_readme_example_runs(capsys, monkeypatch):
     exec(compile(blocks[0], str(readme), "exec"), {"__name__": "readme"})  # noqa: S102
     printed = capsys.readouterr().out
     assert "P1 conquers A and scores 1 point" in printed
-    assert "{'P1': 1, 'P2': 0}" in printed
-    assert "CR 312" in printed
+    assert "winner: P1 {'P1': 1, 'P2': 0}" in printed
+    assert "CR 467 the game is over" in printed
 
 
 def test_documented_errors_carry_their_fields():
