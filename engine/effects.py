@@ -24,8 +24,6 @@ class Context:
     you: str | None
     targets: tuple[str, ...]
     to: str | None
-    chosen_to: bool  # the destination was chosen as the card was played
-    source: str | None
 
 
 # --- destinations (rules.md section 8) ---------------------------------------------------
@@ -135,14 +133,10 @@ def resolve_item(table: Table, item: ChainItem) -> None:
             to = "base"
         enter_board(table, item.card.id, item.controller, item.card, to, "CR 355", played=True)
         return
-    context = Context(
-        you=item.controller,
-        targets=_select(s, item),
-        to=item.to,
-        chosen_to=item.chosen_to,
-        source=item.source,
-    )
-    run(table, item.effect, context)
+    # a chosen destination was checked when the card was played; by now it may have become
+    # invalid, which makes the move required (recalled instead), like a destination the effect
+    # names (rules.md 8): both are checked again as the effect resolves
+    run(table, item.effect, Context(you=item.controller, targets=_select(s, item), to=item.to))
 
 
 def _select(s: GameState, item: ChainItem) -> tuple[str, ...]:
@@ -152,16 +146,10 @@ def _select(s: GameState, item: ChainItem) -> tuple[str, ...]:
     if selector == "self":
         return (item.source,) if item.source in s.units else ()
     if selector == "enemies_here":
-        you = item.controller
-        return (
-            tuple(
-                u.id
-                for u in s.units_at(item.where or "")
-                if you is not None and s.opponents(you, u.controller)
-            )
-            if item.where and item.where in s.fields
-            else ()
-        )
+        you, where = item.controller, item.where
+        if you is None or where not in s.fields:
+            return ()  # "enemies" of no one, or of a source that was not at a battlefield
+        return tuple(u.id for u in s.units_at(where) if s.opponents(you, u.controller))
     return tuple(selector)
 
 
