@@ -138,8 +138,12 @@ def _neutral_open_main(s: GameState) -> bool:
     return s.chain_open and s.contest_at is None and s.phase == "main"
 
 
+def _may_move(s: GameState, player: str) -> bool:
+    return _neutral_open_main(s) and player == s.turn_player
+
+
 def _check_move(s: GameState, m: Move) -> None:
-    if not _neutral_open_main(s) or m.player != s.turn_player:
+    if not _may_move(s, m.player):
         raise IllegalAction(
             "a Standard Move is made only by the turn player in their Main phase, in Neutral Open",
             "CR 144",
@@ -178,22 +182,29 @@ def _card_in_hand(s: GameState, player: str, card_id: str) -> Card:
 
 
 def _check_timing(s: GameState, player: str, timing: str) -> None:
-    """Timing keywords (CR 308-310, rules.md section 2)."""
+    problem = _timing_problem(s, player, timing)
+    if problem:
+        raise problem
+
+
+def _timing_problem(s: GameState, player: str, timing: str) -> IllegalAction | None:
+    """Why timing keywords (CR 308-310, rules.md section 2) forbid the play now, if they do."""
     if _neutral_open_main(s) and player == s.turn_player and s.priority == player:
-        return
+        return None
     if timing == "none":
-        raise IllegalAction(
+        return IllegalAction(
             "a card without a timing keyword is played only by the turn player in Neutral Open",
             "CR 310.1.a",
         )
     if s.chain_open:
         if s.contest_at is not None and s.focus == player:
-            return
-        raise IllegalAction(f"{player} has neither Focus nor Priority", "CR 313")
+            return None
+        return IllegalAction(f"{player} has neither Focus nor Priority", "CR 313")
     if s.priority != player:
-        raise IllegalAction(f"{player} does not have Priority", "CR 312")
+        return IllegalAction(f"{player} does not have Priority", "CR 312")
     if timing != "reaction":
-        raise IllegalAction("only a Reaction can be played while a Chain is waiting", "CR 309.1.a")
+        return IllegalAction("only a Reaction can be played while a Chain is waiting", "CR 309.1.a")
+    return None
 
 
 NO, MAY, MUST = 0, 1, 2  # whether a play step gives a destination
@@ -265,22 +276,32 @@ def _check_play(s: GameState, p: Play) -> None:
 
 
 def _check_pass(s: GameState, p: Pass) -> None:
+    problem = _pass_problem(s, p.player)
+    if problem:
+        raise problem
+
+
+def _pass_problem(s: GameState, player: str) -> IllegalAction | None:
     if not s.chain_open:
-        if s.priority != p.player:
-            raise IllegalAction(f"{p.player} does not have Priority", "CR 312")
-        return
-    if s.contest_at is not None and s.focus == p.player:
-        return
+        if s.priority != player:
+            return IllegalAction(f"{player} does not have Priority", "CR 312")
+        return None
+    if s.contest_at is not None and s.focus == player:
+        return None
     if s.contest_at is None:
-        raise IllegalAction(
+        return IllegalAction(
             "nothing to pass in Neutral Open: the turn player ends the turn instead", "CR 312"
         )
-    raise IllegalAction(f"{p.player} does not have Focus", "CR 313")
+    return IllegalAction(f"{player} does not have Focus", "CR 313")
 
 
 def _check_add(s: GameState, a: Add) -> None:
-    if s.priority != a.player:
+    if not _may_add(s, a.player):
         raise IllegalAction(f"{a.player} does not have Priority", "CR 312")
+
+
+def _may_add(s: GameState, player: str) -> bool:
+    return s.priority == player
 
 
 def _check_end_turn(s: GameState, e: EndTurn) -> None:
@@ -396,7 +417,14 @@ def _play(table: Table, p: Play) -> None:
 
 
 def candidates(s: GameState) -> list[Action]:
-    """Every action worth trying now; :func:`legal` keeps those that pass :func:`check`."""
+    """Every action worth trying now; :func:`legal` keeps those that pass :func:`check`.
+
+    Actions that the first test of their check refuses for the same reason as a whole group
+    (every Move when the turn player may not move, every play of a card whose timing forbids
+    it now...) are not listed: that test is asked once here, by the same function the check
+    uses, so the legal actions are the same and the explorer does not build and refuse them
+    one by one (most candidates are refused).
+    """
     if s.winner:
         return []
     if s.pending:
@@ -405,12 +433,17 @@ def candidates(s: GameState) -> list[Action]:
         return [Assign(s.pending["player"], tuple(plan.items())) for plan in assignment_options(s)]
     found: list[Action] = []
     for player in s.players:
-        found += [Pass(player), Add(player)]
+        if not _pass_problem(s, player):
+            found.append(Pass(player))
+        if _may_add(s, player):
+            found.append(Add(player))
         for card in s.hands[player]:
-            if card is not None:
+            if card is not None and not _timing_problem(s, player, card.timing):
                 found += _plays(s, player, card)
-    found.append(EndTurn(s.turn_player))
-    found += _moves(s)
+    if _neutral_open_main(s):
+        found.append(EndTurn(s.turn_player))
+    if _may_move(s, s.turn_player):
+        found += _moves(s)
     return found
 
 

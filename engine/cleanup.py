@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain, contest, effects, scoring
-from .state import battlefield_key
+from .state import Unit, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -22,14 +22,15 @@ def run(table: Table) -> None:
     s = table.state
     if s.resolving:
         return  # never while an item is resolving; it runs once the item has finished
+    battlefields = [battlefield_key(bf) for bf in s.fields]
     for _ in range(1000):
         if scoring.check_win(table):  # step 1
             return
         changed = contest.designate(table)  # step 2
         changed |= _lethal_damage(table)  # step 3
         for event in _BATTLEFIELD_STEPS:  # steps 4 to 7
-            for bf in s.fields:
-                changed |= table.try_send(battlefield_key(bf), event)
+            for key in battlefields:
+                changed |= table.try_send(key, event)
         changed |= chain.flush_triggers(table)
         if s.pending:
             return
@@ -41,6 +42,10 @@ def run(table: Table) -> None:
     raise RuntimeError("Cleanup did not reach a fixed point")
 
 
+def _by_order(unit: Unit) -> int:
+    return unit.order
+
+
 def _lethal_damage(table: Table) -> bool:
     """Step 3: units with lethal damage die; combat damage waits for resolution (11.5)."""
     s = table.state
@@ -50,8 +55,10 @@ def _lethal_damage(table: Table) -> bool:
         return False
     dying = [
         u.id
-        for u in sorted(s.units.values(), key=lambda u: u.order)
-        if u.on_board and u.damage > 0 and u.damage >= u.might
+        for u in sorted(
+            (u for u in s.units.values() if u.damage > 0 and u.damage >= u.might and u.on_board),
+            key=_by_order,
+        )
     ]
     for uid in dying:
         effects.die(table, uid, "CR 323")

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .models import model_for
-from .runtime import FastRuntime, Transition, compiled
+from .models import model_factory
+from .runtime import CompiledChart, FastRuntime, Transition, compiled
 from .state import Field, GameState, Unit, battlefield_key
 
 
@@ -64,21 +64,24 @@ class Table:
         return bool(self._dispatch(key, event, args))
 
     def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:
-        chart = _chart_name(key)
-        if not compiled(chart).plan(self.state.configs[key], event):
+        route = _routes.get(key) or _new_route(key)
+        if not route.chart.plan(self.state.configs[key], event):
             return []  # no transition for it here at all: most of what Cleanup asks
-        model = model_for(self, key, args)
-        chosen = self.runtime.send(self.state, key, chart, event, model)
+        model = route.make_model(self, args)
+        chosen = self.runtime.send(self.state, key, route.name, event, model)
         for t in chosen:
-            step = TransitionTaken(key, t.source, t.target, t.event, t.rule)
-            if self.tracing:
-                self.taken.append(step)
-            for observer in self.observers:
-                observer(step)
+            if self.tracing or self.observers:
+                self._announce(TransitionTaken(key, t.source, t.target, t.event, t.rule))
             model.transition = t
             for action in t.actions:
                 getattr(model, action)()
         return chosen
+
+    def _announce(self, step: TransitionTaken) -> None:
+        if self.tracing:
+            self.taken.append(step)
+        for observer in self.observers:
+            observer(step)
 
     def broadcast(self, event: str) -> None:
         """Chain events go to every battlefield (a Harel broadcast) and to the Focus chart."""
@@ -115,5 +118,19 @@ class Table:
         return f"{oid} ({label})" if label else oid
 
 
-def _chart_name(key: str) -> str:
-    return key.split(":", 1)[0]
+@dataclass(frozen=True)
+class _Route:
+    """Where events for one chart key go: worked out once per key (keys are few and fixed)."""
+
+    name: str  # the chart's name: "battlefield" for "battlefield:A"
+    chart: CompiledChart
+    make_model: Callable[[Table, dict[str, Any]], Any]
+
+
+_routes: dict[str, _Route] = {}
+
+
+def _new_route(key: str) -> _Route:
+    name = key.split(":", 1)[0]
+    route = _routes[key] = _Route(name, compiled(name), model_factory(key))
+    return route

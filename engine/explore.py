@@ -22,13 +22,20 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import marshal
 import multiprocessing
 import pickle
+import signal
 import sys
 import time
+import traceback
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from multiprocessing.connection import Connection, wait
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -44,7 +51,6 @@ from .state import GameState
 from .view import state_name
 
 GRAPH_LIMIT = 5_000  # the most states a --graph file will hold
-_SERIAL_BELOW = 64  # levels smaller than this are expanded in the parent, even with workers
 
 # --- state keys ------------------------------------------------------------------------------
 
@@ -75,8 +81,24 @@ def _effect_tag(effect: Any) -> int:
     return entry[1]
 
 
-def _by_order(unit: Any) -> int:
-    return unit.order
+def _configs_key(configs: dict[str, Configuration]) -> tuple[int, ...]:
+    """Every chart's configuration as its bit set (worked out once per chart key and
+    configuration: both are immutable)."""
+    codes = []
+    for key, config in configs.items():
+        code = _key_codes.get((key, config))
+        if code is None:
+            code = _key_codes[(key, config)] = _config_code(key.partition(":")[0], config)
+        codes.append(code)
+    return tuple(codes)
+
+
+_key_codes: dict[tuple[str, Configuration], int] = {}
+_by_order = attrgetter("order")
+# what the key holds of a unit and of a battlefield, read in one call each
+_unit_fields = attrgetter("id", "owner", "controller", "at", "exhausted", "stunned", "damage",
+                          "designation")
+_field_fields = attrgetter("controller", "applier", "scored")
 
 
 def state_key(s: GameState) -> tuple:
@@ -86,18 +108,28 @@ def state_key(s: GameState) -> tuple:
     relative order matters: a unit entering the board always goes last). Static data (Might,
     keywords, triggers, card texts, names) is fixed by ids and left out; so is the trace.
     """
-    units = tuple(
-        (u.id, u.owner, u.controller, u.at, u.exhausted, u.stunned, u.damage, u.designation)
-        for u in sorted(s.units.values(), key=_by_order)
-    )
     return (
-        units,
-        tuple((f.controller, f.applier, f.scored) for f in s.fields.values()),
-        tuple(_config_code(key.partition(":")[0], c) for key, c in s.configs.items()),
+        tuple(map(_unit_fields, sorted(s.units.values(), key=_by_order))),
+        tuple(map(_field_fields, s.fields.values())),
+        _configs_key(s.configs),
         _chain_key(s.chain),
         tuple(tuple(sorted(c.id if c else "" for c in hand)) for hand in s.hands.values()),
         _rest_key(s),
     )
+
+
+def stored_key(key: tuple) -> bytes:
+    """A state key as the explorer stores it: its tuples, strings, numbers, booleans and
+    Nones written out by ``marshal`` (format 2).
+
+    Equal keys give equal bytes whatever the objects' identities (format 2 shares nothing,
+    unlike pickle, which writes a string met twice as a reference to the first, and later
+    marshal formats), so the bytes made in different processes can be compared. (A key holds
+    no sets: the order their items are written in would not be canonical.) A key is about
+    440 bytes this way against about 2,400 as tuples in memory, and bytes hash and compare
+    fast, which is most of what the parent does with workers.
+    """
+    return marshal.dumps(key, 2)
 
 
 def _chain_key(chain: Iterable[Any]) -> tuple:
@@ -216,8 +248,8 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
     return (
         units,
         board,
-        tuple((f.controller, f.applier, f.scored) for f in s.fields.values()),
-        tuple(_config_code(key.partition(":")[0], c) for key, c in s.configs.items()),
+        tuple(map(_field_fields, s.fields.values())),
+        _configs_key(s.configs),
         chain,
         tuple(tuple(sorted(rn(c.id) if c else "" for c in hand)) for hand in s.hands.values()),
         _rest_key(s, rn),
@@ -286,7 +318,7 @@ class Report:
         return self.states / self.seconds if self.seconds else 0.0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     """What the parent keeps per state: enough for traces and for the turn bound."""
 
@@ -299,58 +331,52 @@ class _Node:
 class _Context:
     """Everything a process needs to expand states: built once per process."""
 
-    def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None,
-                 worker: bool = False):
+    def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None):
         self.runtime = FastRuntime()
         applying = [inv for inv in settings.invariants if inv.applies_to(profile)]
         self.state_checks = [inv for inv in applying if inv.kind == "state"]
         self.transition_checks = [inv for inv in applying if inv.kind == "transition"]
-        self.key = symmetry.key if symmetry else state_key
-        # keys a worker has already sent with their state (the parent needs none of them)
-        self.emitted: set | None = set() if worker else None
+        self.canonical = symmetry.key if symmetry else state_key
         self.graph = settings.graph
 
-    def process(self, item: tuple[int, GameState | bytes, bool]) -> tuple:
+    def key(self, state: GameState) -> bytes:
+        """The visited-set key: the state key as bytes (see :func:`stored_key`)."""
+        return stored_key(self.canonical(state))
+
+    def process(self, node: int, state: GameState, expand: bool, keep: Keep) -> tuple:
         """Check one state and, if ``expand``, compute its successors.
 
         Returns (node, legal count, winner?, state failures, successors, graph attributes);
-        a successor is (action, key, child, turn changed?, transition failures). In a worker
-        the child is pickled here, so that the parent only keeps and forwards bytes (it never
-        needs the state itself), and it is None when this worker has sent that key before:
-        the parent has it already.
+        a successor is (action, key, child, turn changed?, transition failures), where the
+        child is what ``keep(key, child state)`` makes of it: the state itself in the parent,
+        a reference to the worker that holds it in a worker.
         """
-        node, state, expand = item
-        if isinstance(state, bytes):
-            state = pickle.loads(state)
         legal = actions.legal(state)
         failures = [
             (inv.name, inv.witness(state, None))
             for inv in self.state_checks
             if not inv.holds(state, legal)
         ]
-        successors = []
-        if expand:
-            for action in legal:
-                successors.append(self._step(state, action))
+        successors = [self._step(state, action, keep) for action in legal] if expand else []
         attributes = _node_attributes(state) if self.graph else None
         return node, len(legal), state.winner is not None, failures, successors, attributes
 
-    def _step(self, state: GameState, action: Action) -> tuple:
+    def _step(self, state: GameState, action: Action, keep: Keep) -> tuple:
         child = successor(state, action, self.runtime)
         failures = [
             (inv.name, inv.witness(child, state))
             for inv in self.transition_checks
             if not inv.holds(state, action, child)
-        ]
+        ] or ()  # nearly always: and () costs nothing to send to the parent
         key = self.key(child)
-        sent: GameState | bytes | None = child
-        if self.emitted is not None:
-            if key in self.emitted:
-                sent = None
-            else:
-                self.emitted.add(key)
-                sent = pickle.dumps(child, protocol=pickle.HIGHEST_PROTOCOL)
-        return action, key, sent, child.turn_player != state.turn_player, failures
+        return action, key, keep(key, child), child.turn_player != state.turn_player, failures
+
+
+Keep = Callable[[Any, GameState], Any]
+
+
+def _itself(key: Any, child: GameState) -> GameState:
+    return child
 
 
 def _node_attributes(s: GameState) -> dict[str, Any]:
@@ -364,19 +390,243 @@ def _node_attributes(s: GameState) -> dict[str, Any]:
     }
 
 
-_WORKER: _Context | None = None
+# --- workers ---------------------------------------------------------------------------------
+#
+# A state stays in the worker process that found it: a worker answers a level with keys and
+# small references (worker, handle), the parent decides which children are new, and tells each
+# worker which of its children to keep and under which node. Only the states that move to even
+# out the load between workers, and the start, are ever pickled.
+
+_RESULTS_PER_MESSAGE = 64  # a worker's results go to the parent in messages of this many states
+_BALANCE_SLACK = 8  # a worker may hold this many states (or 5%) above its share of a level
+# a worker that has finished its share takes half of what another still owes, if that is more
+# than this many states (moving a state costs about a fifth of expanding it)
+_STEAL_ABOVE = 2 * _RESULTS_PER_MESSAGE
+_DRAIN_EVERY = 16  # while merging, the parent reads what the workers have sent every so often
 
 
-def _worker_start(settings: Settings, profile: str, symmetry: Symmetry | None) -> None:
-    global _WORKER
-    _WORKER = _Context(settings, profile, symmetry, worker=True)
+def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
+                 symmetry: Symmetry | None) -> None:
+    """A worker process: holds states by node, expands the ones the parent names, and keeps
+    the children the parent says are new. Requests are served in the order they come."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    context = _Context(settings, profile, symmetry)
+    gc.disable()  # see Explorer.run
+    held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
+    found: list[GameState] = []  # this level's children, by handle
+    handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
+
+    def keep(key: Any, child: GameState) -> tuple[int, int]:
+        handle = handles.get(key)
+        if handle is None:
+            handle = handles[key] = len(found)
+            found.append(child)
+        return index, handle
+
+    try:
+        while True:
+            request, *args = conn.recv()
+            if request == "stop":
+                return
+            if request == "keep":  # the previous level's new nodes this worker found
+                for handle, node in args[0]:
+                    held[node] = found[handle]
+                found.clear()
+                handles.clear()
+            elif request == "adopt":
+                for node, data in args[0]:
+                    held[node] = pickle.loads(data)
+            elif request == "give":
+                conn.send([(node, _pickled(held.pop(node))) for node in args[0]])
+            elif request == "expand":
+                nodes, expand = args
+                _expand_share(conn, deque(nodes), held, partial(_expand_one, context, held,
+                                                                 expand, keep))
+            elif request == "steal":  # too late: this worker's share is done
+                conn.send(_Given([]))
+    except Exception as error:  # the parent raises it, as it would have in one process
+        conn.send(_WorkerError(error))
 
 
-def _worker_batch(batch: list[tuple[int, GameState | bytes, bool]]) -> list[tuple]:
-    assert _WORKER is not None
-    results = [_WORKER.process(item) for item in batch]
-    gc.freeze()  # the keys it has sent live on: keep the collector from scanning them again
-    return results
+def _expand_one(context: _Context, held: dict[int, GameState], expand: bool, keep: Keep,
+                node: int) -> tuple:
+    return context.process(node, held.pop(node), expand, keep)
+
+
+def _expand_share(conn: Connection, todo: deque[int], held: dict[int, GameState],
+                  process: Callable[[int], tuple]) -> None:
+    """Expand a worker's share of a level in order, sending the results every few states;
+    between two messages, if the parent asks (another worker has run out of work), give it
+    the last half of what is left to do."""
+    while todo:
+        part = [todo.popleft() for _ in range(min(_RESULTS_PER_MESSAGE, len(todo)))]
+        conn.send([process(node) for node in part])
+        if todo and conn.poll():
+            request = conn.recv()
+            assert request == ("steal",), request
+            given = [todo.pop() for _ in range(len(todo) // 2)]
+            conn.send(_Given([(node, _pickled(held.pop(node))) for node in reversed(given)]))
+
+
+class _Given:
+    """A worker's answer to "steal": (node, pickled state) pairs, in order; maybe none."""
+
+    def __init__(self, states: list[tuple[int, bytes]]):
+        self.states = states
+
+
+class _WorkerError:
+    """An exception raised in a worker, carried to the parent (as text if it cannot be)."""
+
+    def __init__(self, error: Exception):
+        try:
+            pickle.dumps(error)
+            self.error: Exception = error
+        except Exception:
+            self.error = RuntimeError("".join(traceback.format_exception(error)))
+
+
+def _pickled(state: GameState) -> bytes:
+    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class _Workers:
+    """N forked worker processes that keep the states they find (see the comment above)."""
+
+    def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None):
+        # forked where possible so that they start at once and share the parent's compiled
+        # charts (and any patched rules, which the mutation tests rely on)
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.conns: list[Connection] = []
+        self.processes: list[Any] = []
+        for index in range(settings.workers):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_worker_main, daemon=True,
+                                      args=(theirs, index, settings, profile, symmetry))
+            process.start()
+            theirs.close()
+            self.conns.append(mine)
+            self.processes.append(process)
+        # per worker, the children it found this level that became nodes: (handle, node)
+        self.kept: list[list[tuple[int, int]]] = [[] for _ in self.conns]
+        self.stealing: tuple[int, int] | None = None  # (victim, thief) of an open "steal"
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            process.join()
+
+    def found(self, node: int, child: tuple[int, int]) -> None:
+        """A child a worker found is new: that worker keeps it as ``node``."""
+        worker, handle = child
+        self.kept[worker].append((handle, node))
+
+    def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
+        """The results for a level's states, in the level's order."""
+        for conn, kept in zip(self.conns, self.kept, strict=True):
+            conn.send(("keep", kept))
+        self.kept = [[] for _ in self.conns]
+        shares = self._shares(level)
+        self._balance(shares)
+        for worker, nodes in enumerate(shares):
+            self.conns[worker].send(("expand", nodes, expand))
+        yield from self._in_order([node for node, _ in level], shares, expand)
+
+    def _shares(self, level: list[tuple[int, Any]]) -> list[list[int]]:
+        """Each worker's nodes of the level, in order: the ones it holds (the start state,
+        held by the parent, goes to the first worker)."""
+        shares: list[list[int]] = [[] for _ in self.conns]
+        for node, where in level:
+            if isinstance(where, GameState):
+                self.conns[0].send(("adopt", [(node, _pickled(where))]))
+                shares[0].append(node)
+            else:
+                shares[where[0]].append(node)
+        return shares
+
+    def _balance(self, shares: list[list[int]]) -> None:
+        """Move states from workers holding more than their share of the level to workers
+        holding less. A move costs a pickle and an unpickle, so only the excess moves; the
+        states moved are spread over the giver's part of the level, so that both keep
+        answering all along the level's order."""
+        total = sum(map(len, shares))
+        fair = -(-total // len(shares))
+        slack = max(_BALANCE_SLACK, fair // 20)
+        moving: list[tuple[int, bytes]] = []
+        for worker, nodes in enumerate(shares):
+            excess = len(nodes) - fair
+            if excess > slack:
+                step = len(nodes) / excess
+                chosen = {nodes[int(i * step)] for i in range(excess)}
+                self.conns[worker].send(("give", sorted(chosen)))
+                moving += self._receive(self.conns[worker])
+                shares[worker] = [n for n in nodes if n not in chosen]
+        for worker, nodes in enumerate(shares):
+            room = fair - len(nodes)
+            if room > 0 and moving:
+                taken, moving = moving[:room], moving[room:]
+                self.conns[worker].send(("adopt", taken))
+                nodes.extend(node for node, _ in taken)
+                nodes.sort()
+        assert not moving, "every state moved has found a worker"
+
+    def _in_order(self, order: list[int], shares: list[list[int]],
+                  expand: bool) -> Iterator[tuple]:
+        """Yield the results in ``order``, reading whichever worker has answered meanwhile
+        (so that no worker waits on a full pipe while the parent waits on another), and
+        letting a worker that has finished its share take over part of another's."""
+        owed = [len(nodes) for nodes in shares]  # results each worker still owes
+        ready: dict[int, tuple] = {}
+        for merged, node in enumerate(order):
+            while node not in ready:
+                self._read(owed, ready, expand)
+            if merged % _DRAIN_EVERY == 0:
+                # a worker that sends while the parent merges waits until it is read: read
+                # what has come meanwhile, so that none waits long
+                self._read(owed, ready, expand, timeout=0)
+            yield ready.pop(node)
+        while self.stealing:  # the answer to a late "steal" is empty: read it
+            self._read(owed, ready, expand)
+
+    def _read(self, owed: list[int], ready: dict[int, tuple], expand: bool,
+              timeout: float | None = None) -> None:
+        """Take in the messages the workers have sent (waiting for one unless ``timeout``),
+        then maybe ask a worker with much left to do to give half of it to one that has
+        nothing left."""
+        victim = self.stealing[0] if self.stealing else None
+        busy = [conn for worker, conn in enumerate(self.conns) if owed[worker] or worker == victim]
+        for conn in wait(busy, timeout):
+            worker = self.conns.index(conn)
+            message = self._receive(conn)
+            if isinstance(message, _Given):
+                thief = self.stealing[1]
+                self.stealing = None
+                if message.states:
+                    moved = len(message.states)
+                    owed[worker] -= moved
+                    owed[thief] += moved
+                    self.conns[thief].send(("adopt", message.states))
+                    self.conns[thief].send(("expand", [n for n, _ in message.states], expand))
+            else:
+                owed[worker] -= len(message)
+                ready.update((result[0], result) for result in message)
+        idle = [worker for worker, left in enumerate(owed) if not left]
+        victim = max(range(len(owed)), key=owed.__getitem__)
+        if idle and not self.stealing and owed[victim] > _STEAL_ABOVE:
+            self.conns[victim].send(("steal",))
+            self.stealing = (victim, idle[0])
+
+    @staticmethod
+    def _receive(conn: Connection) -> Any:
+        try:
+            message = conn.recv()
+        except EOFError:
+            raise RuntimeError("a worker process ended unexpectedly") from None
+        if isinstance(message, _WorkerError):
+            raise message.error
+        return message
 
 
 Progress = Callable[[Report, int], None]
@@ -395,26 +645,34 @@ class Explorer:
         self.nodes: list[_Node] = []
         self.index: dict[Any, int] = {}
         self._key_sizes: list[int] = []
-        self._pool: Any = None
+        self._workers: _Workers | None = None
 
     # --- the search loop ----------------------------------------------------------------
 
     def run(self) -> Report:
         began = time.perf_counter()
-        self._add(self.context.key(self.start), _Node(-1, None, 0, 0))
-        seeds: dict[int, list[tuple[int, GameState]]] = {0: [(0, self.start)]}
+        # The cyclic garbage collector is off while the search runs (and in the workers). A
+        # search makes millions of objects that either die at once (freed by reference
+        # counting) or live to its end (keys, nodes, queued states), and no reference cycles:
+        # a full collection after searching the bundled models and every scenario finds
+        # nothing. Left on, the collector would scan the long-lived objects over and over, a
+        # tenth of the time or more. Were a cycle ever made, it would wait for the end.
+        collecting = gc.isenabled()
         try:
+            gc.disable()
+            self._add(self.context.key(self.start), _Node(-1, None, 0, 0))
+            seeds: dict[int, list[tuple[int, Any]]] = {0: [(0, self.start)]}
             if self.settings.workers > 1:
-                self._pool = _pool(self.settings, self.start.profile, self.symmetry)
+                self._workers = _Workers(self.settings, self.start.profile, self.symmetry)
             for turn in range(self.settings.max_turns + 1):
                 if not seeds:
                     break
                 seeds = self._explore_turn(turn, seeds)
         finally:
-            gc.unfreeze()
-            if self._pool is not None:
-                self._pool.terminate()
-                self._pool.join()
+            if collecting:
+                gc.enable()
+            if self._workers is not None:
+                self._workers.close()
         report = self.report
         report.seconds = time.perf_counter() - began
         report.states = len(self.nodes)
@@ -432,35 +690,25 @@ class Explorer:
         while buckets:
             depth = min(buckets)
             level = buckets.pop(depth)
-            for node, result in self._process(level, expand):
-                self._merge(node, result, buckets, next_turn)
-            # the visited keys live until the end: the cyclic collector need not scan them
-            # again and again (about a tenth of the time on large searches)
-            gc.freeze()
+            for result in self._process(level, expand):
+                self._merge(result, buckets, next_turn)
             if self.progress:
                 self.progress(self.report, len(self.nodes))
         return next_turn
 
-    def _process(self, level: list[tuple[int, GameState]], expand: bool) -> Iterator:
+    def _process(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
         """Results for a level in its order, from the worker processes or from here. Whether
         a state is expanded is decided for the whole level before any result is merged, so
         that one worker and several explore exactly the same transitions."""
         if len(self.nodes) >= self.settings.max_states and expand:
             self.report.complete = False  # the level is checked but not expanded
             expand = False
-        items = [(node, state, expand) for node, state in level]
-        if self._pool is None or len(items) < _SERIAL_BELOW:
-            for item in items:
-                yield item[0], self.context.process(item)
-            return
-        size = max(16, len(items) // (self.settings.workers * 8))
-        batches = [items[i : i + size] for i in range(0, len(items), size)]
-        for results in self._pool.imap(_worker_batch, batches):
-            for result in results:
-                yield result[0], result
+        if self._workers is not None:
+            return self._workers.expand(level, expand)
+        return (self.context.process(node, state, expand, _itself) for node, state in level)
 
-    def _merge(self, node: int, result: tuple, buckets: dict, next_turn: dict) -> None:
-        _, legal_count, won, failures, successors, attributes = result
+    def _merge(self, result: tuple, buckets: dict, next_turn: dict) -> None:
+        node, legal_count, won, failures, successors, attributes = result
         report = self.report
         if legal_count == 0:
             report.terminal += 1
@@ -471,30 +719,33 @@ class Explorer:
             report.nodes[node] = attributes
         for name, witness in failures:
             self._violated(name, node, node, None, witness)
+        report.transitions += len(successors)
+        index = self.index
         for action, key, child, turn_changed, failures in successors:
-            report.transitions += 1
-            target = self._reach(node, action, key, child, turn_changed, buckets, next_turn)
+            target = index.get(key)
+            if target is None:
+                target = self._discover(node, action, key, child, turn_changed, buckets,
+                                        next_turn)
             for name, witness in failures:
                 self._violated(name, target, node, action, witness)
-            if target >= 0 and self.settings.graph and not report.graph_dropped:
+            if self.settings.graph and target >= 0 and not report.graph_dropped:
                 report.edges.append((node, target, action))
 
     def _expanding(self, node: int) -> bool:
         return self.nodes[node].turns < self.settings.max_turns
 
-    def _reach(self, node: int, action: Action, key: Any, child: GameState | bytes | None,
-               turn_changed: bool, buckets: dict, next_turn: dict) -> int:
-        """The child's node, adding it (and queueing it) if it is new; -1 past --max-states."""
-        found = self.index.get(key)
-        if found is not None:
-            return found
+    def _discover(self, node: int, action: Action, key: Any, child: GameState | tuple[int, int],
+                  turn_changed: bool, buckets: dict, next_turn: dict) -> int:
+        """A new state's node, queued for its level; -1 past --max-states. ``child`` is the
+        state, or with workers, which worker holds it (worker, handle)."""
         if len(self.nodes) >= self.settings.max_states:
             self.report.complete = False
             return -1
-        assert child is not None, "a process left out the state of a key it had not sent"
         parent = self.nodes[node]
         entry = _Node(node, action, parent.depth + 1, parent.turns + turn_changed)
         new = self._add(key, entry)
+        if self._workers is not None:
+            self._workers.found(new, child)
         queue = next_turn if turn_changed else buckets
         queue.setdefault(entry.depth, []).append((new, child))
         return new
@@ -504,7 +755,7 @@ class Explorer:
         self.index[key] = new
         self.nodes.append(entry)
         if new % 97 == 0:  # a sample is enough for the average size
-            self._key_sizes.append(len(pickle.dumps(key, protocol=pickle.HIGHEST_PROTOCOL)))
+            self._key_sizes.append(len(key))
         if self.settings.graph and new >= GRAPH_LIMIT:
             self.report.graph_dropped = True
             self.report.edges.clear()
@@ -533,14 +784,6 @@ class Explorer:
         path = self._path(parent) + ([action] if action is not None else [])
         invariant = next(i for i in self.settings.invariants if i.name == name)
         self.report.violations[name] = Violation(invariant, node, path, witness)
-
-
-def _pool(settings: Settings, profile: str, symmetry: Symmetry | None) -> Any:
-    """Worker processes; forked where possible so that they start at once and share the
-    parent's compiled charts (and any patched rules, which the mutation tests rely on)."""
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return context.Pool(settings.workers, _worker_start, (settings, profile, symmetry))
 
 
 def explore(start: GameState, settings: Settings, progress: Progress | None = None) -> Report:

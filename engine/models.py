@@ -8,6 +8,7 @@ of the other engine modules. A model is made for one event: ``args`` carries tha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, contest, scoring, turn
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 
 
 class Model:
+    # one model is made for every event a chart may take (hundreds of thousands in a search):
+    # slots make that cheap
+    __slots__ = ("table", "state", "args", "transition")
+
     def __init__(self, table: Table, args: dict[str, Any]):
         self.table = table
         self.state = table.state
@@ -37,10 +42,16 @@ class Model:
 
 
 class BattlefieldModel(Model):
-    def __init__(self, table: Table, bf: str, args: dict[str, Any]):
-        super().__init__(table, args)
+    __slots__ = ("bf", "key")
+
+    def __init__(self, table: Table, bf: str, args: dict[str, Any], key: str | None = None):
+        # Model.__init__ written out: Cleanup makes one of these for every question it asks
+        self.table = table
+        self.state = table.state
+        self.args = args
+        self.transition = None
         self.bf = bf
-        self.key = battlefield_key(bf)
+        self.key = key or battlefield_key(bf)
 
     @property
     def config(self):
@@ -53,9 +64,8 @@ class BattlefieldModel(Model):
     # --- guards ---------------------------------------------------------------------
 
     def controller_has_no_units_here(self) -> bool:
-        return self.f.controller is not None and self.f.controller not in self.state.players_at(
-            self.bf
-        )
+        controller = self.f.controller
+        return controller is not None and controller not in self.state.players_at(self.bf)
 
     def control_is_frozen(self) -> bool:
         if self.state.profile == "seed":
@@ -70,7 +80,8 @@ class BattlefieldModel(Model):
         return self.f.applier not in self.state.players_at(self.bf)
 
     def rival_units_remain(self) -> bool:
-        return any(p != self.f.controller for p in self.state.players_at(self.bf))
+        controller = self.f.controller
+        return any(p != controller for p in self.state.players_at(self.bf))
 
     def contest_in_progress_here(self) -> bool:
         return "showdown" in self.config
@@ -196,6 +207,8 @@ class BattlefieldModel(Model):
 
 
 class FocusModel(Model):
+    __slots__ = ()
+
     def chain_begun_by_card(self) -> bool:
         return self.state.chain_begun_by == "card"
 
@@ -249,6 +262,8 @@ class FocusModel(Model):
 
 
 class PriorityModel(Model):
+    __slots__ = ()
+
     def everyone_else_has_passed(self) -> bool:
         return self.state.passes + 1 >= len(self.state.players)
 
@@ -283,6 +298,8 @@ class PriorityModel(Model):
 
 
 class SchedulerModel(Model):
+    __slots__ = ()
+
     def neutral_open(self) -> bool:
         return self.state.chain_open and self.state.contest_at is None
 
@@ -314,6 +331,8 @@ class SchedulerModel(Model):
 
 
 class TurnModel(Model):
+    __slots__ = ()
+
     def expire_turn_effects(self) -> None:
         turn.ending(self.table, self.rule)
 
@@ -334,9 +353,15 @@ class TurnModel(Model):
 
 
 def model_for(table: Table, key: str, args: dict[str, Any]) -> Model:
+    return model_factory(key)(table, args)
+
+
+def model_factory(key: str) -> Callable[[Table, dict[str, Any]], Model]:
+    """How to make the model of the chart at ``key`` for one event (the key is fixed)."""
     if key.startswith("battlefield:"):
-        return BattlefieldModel(table, key.split(":", 1)[1], args)
-    return _MODELS[key](table, args)
+        bf = key.split(":", 1)[1]
+        return lambda table, args: BattlefieldModel(table, bf, args, key)
+    return _MODELS[key]
 
 
 _MODELS: dict[str, type[Model]] = {

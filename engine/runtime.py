@@ -161,9 +161,9 @@ class CompiledChart:
         Worked out once per (configuration, event) and kept, so sending an event costs only
         its guards. Empty when the chart has no transition for the event there at all.
         """
-        key = (config, event)
-        found = self._plans.get(key)
+        found = self._plans.get((config, event))
         if found is None:
+            key = (config, event)
             regions = []
             for atomic in self.atomic_states(config):
                 candidates = tuple(
@@ -182,10 +182,13 @@ class CompiledChart:
         """The transitions ``event`` takes in ``config``: in each region the first enabled one,
         unless an earlier region's choice already exits it (document order wins)."""
         chosen: list[Transition] = []
-        exited: frozenset[str] = frozenset()
-        for candidates in self.plan(config, event):
+        exited: frozenset[str] = _NO_STATES
+        regions = self._plans.get((config, event))
+        if regions is None:
+            regions = self.plan(config, event)
+        for candidates in regions:
             for t, guards, exits in candidates:
-                if all(guard(name) == wanted for name, wanted in guards):
+                if not guards or _guards_hold(guards, guard):
                     if t not in chosen and not exits & exited:
                         exited |= exits
                         chosen.append(t)
@@ -241,6 +244,18 @@ class CompiledChart:
         elif info.kind == "compound":
             if not any(a in info.children for a in active):
                 self._add_descendants_into(info.initial, active)
+
+
+_NO_STATES: frozenset[str] = frozenset()
+
+
+def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bool]) -> bool:
+    """Every guard has its required value; asked in order, stopping at the first that fails
+    (as python-statemachine does: a later guard may assume an earlier one held)."""
+    for name, wanted in guards:
+        if guard(name) != wanted:
+            return False
+    return True
 
 
 @cache

@@ -109,8 +109,10 @@ def check_win(table: Table) -> bool:
         return True
     for player in s.players:
         mine = s.scores[player]
+        if mine < s.victory_score:
+            continue  # asked in every pass of Cleanup: skip the rivals when it cannot be a win
         rivals = [s.scores[p] for p in s.players if s.opponents(player, p)]
-        if mine >= s.victory_score and all(mine > r for r in rivals):
+        if all(mine > r for r in rivals):
             s.winner = next(p for p in s.players if p in s.team_of(player))
             table.say(f"{s.winner} wins with {mine} points", "CR 467")
             return True

@@ -7,7 +7,7 @@ and serialised as one value; the runtimes read and write them through ``configs`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .runtime import Configuration, compiled
@@ -100,6 +100,73 @@ class ChainItem:
     chosen_to: bool = False  # the destination was chosen as the card was played
 
 
+class Units(dict):
+    """The units by id: a dict that also keeps which players have units at each place.
+
+    Cleanup's guards and the legality checks ask "who is at this battlefield?" many times
+    between two changes to the units; the answers are kept here and dropped by every method
+    that changes an entry (a dict has no other way to change), so they are never stale.
+    """
+
+    __slots__ = ("_players_at",)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._players_at: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+
+    def players_at(self, where: str, players: tuple[str, ...]) -> tuple[str, ...]:
+        """Players (of ``players``, in that order) who control units at ``where``."""
+        asked = (where, players)
+        found = self._players_at.get(asked)
+        if found is None:
+            present = {u.controller for u in self.values() if u.at == where}
+            found = self._players_at[asked] = tuple(p for p in players if p in present)
+        return found
+
+    def copy(self) -> Units:
+        """A copy with the same answers (its entries are the same until one changes)."""
+        new = Units(self)
+        new._players_at = dict(self._players_at)
+        return new
+
+    def __reduce__(self) -> tuple:
+        return Units, (dict(self),)
+
+    # --- every way to change an entry drops the answers ------------------------------------
+
+    def __setitem__(self, uid: str, unit: Unit) -> None:
+        self._players_at.clear()
+        super().__setitem__(uid, unit)
+
+    def __delitem__(self, uid: str) -> None:
+        self._players_at.clear()
+        super().__delitem__(uid)
+
+    def __ior__(self, other: Any) -> Units:
+        self._players_at.clear()
+        return super().__ior__(other)
+
+    def clear(self) -> None:
+        self._players_at.clear()
+        super().clear()
+
+    def pop(self, *args: Any) -> Any:
+        self._players_at.clear()
+        return super().pop(*args)
+
+    def popitem(self) -> tuple[str, Unit]:
+        self._players_at.clear()
+        return super().popitem()
+
+    def setdefault(self, *args: Any) -> Any:
+        self._players_at.clear()
+        return super().setdefault(*args)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._players_at.clear()
+        super().update(*args, **kwargs)
+
+
 @dataclass
 class GameState:
     players: tuple[str, ...]
@@ -132,21 +199,29 @@ class GameState:
     next_order: int = 0
     blocked_scoring: tuple[str, ...] = ()  # teams: battlefields a teammate controlled
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.units, Units):
+            self.units = Units(self.units)
+
     def copy(self) -> GameState:
-        """A copy that shares only immutable parts."""
-        return replace(
-            self,
-            scores=dict(self.scores),
-            deck=dict(self.deck),
-            hands={p: list(cards) for p, cards in self.hands.items()},
-            units=dict(self.units),
-            fields=dict(self.fields),
-            configs=dict(self.configs),
-            chain=list(self.chain),
-            pending=dict(self.pending) if self.pending else None,
-            damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
-            queued_triggers=list(self.queued_triggers),
-        )
+        """A copy that shares only immutable parts.
+
+        Every field is taken over as it is, then each mutable container is copied (this is
+        several times cheaper than ``dataclasses.replace``, which runs ``__init__`` again).
+        """
+        new = object.__new__(GameState)
+        new.__dict__.update(self.__dict__)
+        new.scores = dict(self.scores)
+        new.deck = dict(self.deck)
+        new.hands = {p: list(cards) for p, cards in self.hands.items()}
+        new.units = self.units.copy()
+        new.fields = dict(self.fields)
+        new.configs = dict(self.configs)
+        new.chain = list(self.chain)
+        new.pending = dict(self.pending) if self.pending else None
+        new.damage_plan = {p: dict(a) for p, a in self.damage_plan.items()}
+        new.queued_triggers = list(self.queued_triggers)
+        return new
 
     # --- reading the charts' configurations -----------------------------------------
 
@@ -195,10 +270,9 @@ class GameState:
             found = [u for u in self.units.values() if u.at == where]
         return sorted(found, key=lambda u: u.order)
 
-    def players_at(self, bf: str) -> list[str]:
+    def players_at(self, bf: str) -> tuple[str, ...]:
         """Players with units at a battlefield, in turn order."""
-        present = {u.controller for u in self.units.values() if u.at == bf}
-        return [p for p in self.players if p in present]
+        return self.units.players_at(bf, self.players)
 
 
 def battlefield_key(bf: str) -> str:
