@@ -185,17 +185,19 @@ def deep_size(value: Any, seen: set[int] | None = None) -> int:
     return size
 
 
-def memory_per_key(path: Path, samples: int = 300) -> float:
-    """Average deep size of the keys along random games (strings shared by all keys are
-    counted in every key: an upper bound)."""
+def memory_per_key(path: Path, samples: int = 300) -> tuple[float, float]:
+    """Average size in memory of the keys along random games: as tuples (deep size; strings
+    shared by all keys are counted in every key: an upper bound) and as the explorer stores
+    them (bytes)."""
     rng = random.Random(3)
     state = explore.prepare(str(path)).start
     sizes = []
     for _ in range(samples):
-        sizes.append(deep_size(explore.state_key(state)))
+        key = explore.state_key(state)
+        sizes.append((deep_size(key), sys.getsizeof(explore.stored_key(key))))
         legal = actions.legal(state)
         state = explore.successor(state, rng.choice(legal)) if legal else state
-    return sum(sizes) / len(sizes)
+    return (sum(t for t, _ in sizes) / len(sizes), sum(b for _, b in sizes) / len(sizes))
 
 
 # --- 5. growth ---------------------------------------------------------------------------------
@@ -283,9 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {one['states']:,} states, {one['transitions']:,} transitions, complete: "
           f"{one['complete']}, {one['seconds']} s ({one['cpu_seconds']} s CPU), violations: "
           f"{one['violations'] or 'none'}")
+    as_tuple, as_stored = memory_per_key(ONE_V_ONE)
+    figures["key_bytes_in_memory"] = {"tuple": round(as_tuple), "stored": round(as_stored)}
     print(f"  {one['states_per_s']:,} states/s wall, {one['states_per_cpu_s']:,} per CPU s; "
-          f"{one['bytes_per_state']} bytes per key (pickled), "
-          f"{memory_per_key(ONE_V_ONE):,.0f} bytes per key in memory (deep getsizeof)")
+          f"{one['bytes_per_state']} bytes per stored key; in memory (getsizeof) "
+          f"{as_stored:,.0f} bytes per stored key, {as_tuple:,.0f} as tuples (deep)")
     print("  " + verdict(one["states_per_s"], 50_000, "states/s on one core"))
     if one["complete"]:
         met = "met" if one["seconds"] <= 60 else "NOT met"
