@@ -56,18 +56,23 @@ def _guard_text(transition) -> str:
     )
 
 
-def definition_transitions(cls) -> Counter:
-    """A multiset of (source, targets, event, guard, rule) read from the class itself."""
+def _transitions(cls, guard_text, with_rule: bool) -> Counter:
+    """A multiset of (source, targets, event, guard[, rule]) read from a chart class."""
     found: Counter = Counter()
     for state in _walk(cls.states):
         for transition in state.transitions:
             if transition.initial:
                 continue
             targets = tuple(target.id for target in transition.targets)
+            rule = (getattr(transition, "rule", ""),) if with_rule else ()
             for event in transition.events:
-                rule = getattr(transition, "rule", "")
-                found[(state.id, targets, str(event), _guard_text(transition), rule)] += 1
+                found[(state.id, targets, str(event), guard_text(transition), *rule)] += 1
     return found
+
+
+def definition_transitions(cls) -> Counter:
+    """(source, targets, event, guard, rule) read from the class itself."""
+    return _transitions(cls, _guard_text, with_rule=True)
 
 
 # --- (1) the networkx graph ----------------------------------------------------------------
@@ -202,17 +207,11 @@ def loaded_class(name: str):
 
 
 def _loaded_transitions(cls) -> Counter:
-    """(source, targets, event, cond) of a class loaded from SCXML."""
-    found: Counter = Counter()
-    for state in _walk(cls.states):
-        for transition in state.transitions:
-            if transition.initial:
-                continue
-            targets = tuple(target.id for target in transition.targets)
-            cond = " and ".join(str(spec) for spec in transition.cond)
-            for event in transition.events:
-                found[(state.id, targets, str(event), cond)] += 1
-    return found
+    """(source, targets, event, cond) of a class loaded from SCXML (its conds are the
+    SCXML expressions, read back as written)."""
+    return _transitions(
+        cls, lambda t: " and ".join(str(spec) for spec in t.cond), with_rule=False
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
