@@ -99,16 +99,10 @@ class Table:
         self.state.units[uid] = unit
         return unit
 
-    def field(self, bf: str) -> Field:
-        return self.state.fields[bf]
-
     def update_field(self, bf: str, **changes: Any) -> Field:
         f = replace(self.state.fields[bf], **changes)
         self.state.fields[bf] = f
         return f
-
-    def in_state(self, key: str, state: str) -> bool:
-        return state in self.state.configs[key]
 
     def name(self, oid: str) -> str:
         """An object's id, with its display name where it has one."""

@@ -352,10 +352,6 @@ class TurnModel(Model):
         turn.main_phase(self.table, self.rule)
 
 
-def model_for(table: Table, key: str, args: dict[str, Any]) -> Model:
-    return model_factory(key)(table, args)
-
-
 def model_factory(key: str) -> Callable[[Table, dict[str, Any]], Model]:
     """How to make the model of the chart at ``key`` for one event (the key is fixed)."""
     if key.startswith("battlefield:"):

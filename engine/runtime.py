@@ -265,11 +265,9 @@ def compiled(name: str) -> CompiledChart:
 
 
 class ChartModel(Protocol):
-    """What a chart's guards and actions are called on: the engine's adapter for one chart."""
+    """What a chart's guards are asked of: the engine's adapter for one chart."""
 
     def guard(self, name: str) -> bool: ...
-
-    def act(self, name: str, transition: Transition) -> None: ...
 
 
 class ChartHost(Protocol):
@@ -283,9 +281,6 @@ class FastRuntime:
 
     name = "fast"
 
-    def select(self, chart: str, config: Configuration, event: str, model: ChartModel):
-        return compiled(chart).select(config, event, model.guard)
-
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
     ) -> list[Transition]:
@@ -295,12 +290,6 @@ class FastRuntime:
         if chosen:
             host.configs[key] = table.apply(config, chosen)
         return chosen
-
-    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
-        return bool(compiled(chart).select(host.configs[key], event, model.guard))
-
-    def fork(self) -> FastRuntime:
-        return self
 
 
 class _ReferenceModel:
@@ -375,11 +364,6 @@ class ReferenceRuntime:
                 return t
         raise LookupError(f"{chart}: no compiled transition for {psm_transition}")
 
-    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
-        machine, ref = self._machine(host, key, chart)
-        ref.model = model
-        return any(e.id == event for e in machine.enabled_events())
-
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
     ) -> list[Transition]:
@@ -393,9 +377,6 @@ class ReferenceRuntime:
         # python-statemachine announces a parallel event's transitions in its own order; the
         # actions run afterwards, in document order, in both runtimes
         return sorted((self._lookup(chart, t, event) for t in ref.taken), key=lambda t: t.order)
-
-    def fork(self) -> ReferenceRuntime:
-        return ReferenceRuntime()
 
 
 class RuntimeDisagreement(AssertionError):
@@ -411,13 +392,6 @@ class CheckedRuntime:
         self.fast = FastRuntime()
         self.reference = ReferenceRuntime()
         self.events_checked = 0
-
-    def enabled(self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel) -> bool:
-        fast = self.fast.enabled(host, key, chart, event, model)
-        ref = self.reference.enabled(host, key, chart, event, model)
-        if fast != ref:
-            raise RuntimeDisagreement(f"{key}: {event} enabled fast={fast} reference={ref}")
-        return fast
 
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
@@ -435,6 +409,3 @@ class CheckedRuntime:
                 f"{[t.order for t in ref_taken]}"
             )
         return fast_taken
-
-    def fork(self) -> CheckedRuntime:
-        return CheckedRuntime()

@@ -12,7 +12,6 @@ from typing import Any
 
 from .runtime import Configuration, compiled
 
-BOARD = "board"  # a unit at a base or a battlefield
 OFF_BOARD = ("hand", "trash")
 
 
@@ -227,9 +226,6 @@ class GameState:
 
     def bf_config(self, bf: str) -> Configuration:
         return self.configs[battlefield_key(bf)]
-
-    def in_config(self, key: str, state: str) -> bool:
-        return state in self.configs[key]
 
     @property
     def phase(self) -> str:
