@@ -6,10 +6,11 @@ changes nothing. Steps 4 to 10 are events sent to the charts, which decide by th
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from . import chain, contest, effects, scoring
-from .state import Unit, battlefield_key
+from .state import GameState, Unit, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -22,6 +23,9 @@ def run(table: Table) -> None:
     s = table.state
     if s.resolving:
         return  # never while an item is resolving; it runs once the item has finished
+    fixpoints = table.fixpoints
+    if fixpoints is not None and inputs(s) in fixpoints:
+        return  # a state that reads the same was already found to need nothing
     battlefields = [battlefield_key(bf) for bf in s.fields]
     for _ in range(1000):
         if scoring.check_win(table):  # step 1
@@ -38,8 +42,40 @@ def run(table: Table) -> None:
         if s.contest_at:  # step 10
             changed |= table.try_send(battlefield_key(s.contest_at), "convert_to_combat")
         if not changed:
+            if fixpoints is not None:
+                fixpoints.add(inputs(s))  # the last pass read this state and changed nothing
             return
     raise RuntimeError("Cleanup did not reach a fixed point")
+
+
+# what Cleanup's steps read of a unit and of a battlefield (Might and board order: lethal
+# damage; where and whose: control, Contested, staging, designations)
+_unit_inputs = attrgetter("id", "controller", "at", "might", "damage", "order", "designation")
+_field_inputs = attrgetter("controller", "applier")
+
+
+def _units_inputs(units: dict[str, Unit]) -> tuple:
+    return tuple(map(_unit_inputs, units.values()))
+
+
+def inputs(s: GameState) -> tuple:
+    """Everything Cleanup's steps and the guards of the events it sends read of a state.
+
+    Cleanup is a function of these alone: when a pass over a state changes nothing, a pass over
+    any state with the same inputs changes nothing either. The model checker keeps the inputs
+    of the states found so (``Table.fixpoints``) and skips Cleanup where they come again:
+    after most actions (a Pass, an Add) nothing Cleanup reads has changed. Priority, Focus,
+    passes, hands and the Chain's items are not read (the guards see the Chain only through
+    the priority chart's Open or Closed, which is in ``configs``).
+    """
+    return (
+        s.units.derived(_units_inputs),
+        tuple(map(_field_inputs, s.fields.values())),
+        tuple(s.configs.values()),
+        tuple(s.scores.values()),
+        s.contest_at, s.attacker, s.defender, s.winner, s.pending is None,
+        bool(s.queued_triggers),
+    )
 
 
 def _by_order(unit: Unit) -> int:

@@ -39,6 +39,8 @@ class Table:
         self.taken: list[TransitionTaken] = []
         self.observers: list[Observer] = []
         self.tracing = True
+        # Cleanup's known fixed points (see cleanup.inputs): None runs every Cleanup in full
+        self.fixpoints: set[tuple] | None = None
 
     # --- the trace ----------------------------------------------------------------------
 

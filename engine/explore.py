@@ -82,18 +82,18 @@ def _effect_tag(effect: Any) -> int:
 
 
 def _configs_key(configs: dict[str, Configuration]) -> tuple[int, ...]:
-    """Every chart's configuration as its bit set (worked out once per chart key and
-    configuration: both are immutable)."""
-    codes = []
-    for key, config in configs.items():
-        code = _key_codes.get((key, config))
-        if code is None:
-            code = _key_codes[(key, config)] = _config_code(key.partition(":")[0], config)
-        codes.append(code)
-    return tuple(codes)
+    """Every chart's configuration as its bit set (worked out once per combination of chart
+    keys and configurations: all are immutable, and few combinations occur)."""
+    combination = tuple(configs.items())
+    codes = _key_codes.get(combination)
+    if codes is None:
+        codes = _key_codes[combination] = tuple(
+            _config_code(key.partition(":")[0], config) for key, config in combination
+        )
+    return codes
 
 
-_key_codes: dict[tuple[str, Configuration], int] = {}
+_key_codes: dict[tuple[tuple[str, Configuration], ...], tuple[int, ...]] = {}
 _by_order = attrgetter("order")
 # what the key holds of a unit and of a battlefield, read in one call each
 _unit_fields = attrgetter("id", "owner", "controller", "at", "exhausted", "stunned", "damage",
@@ -109,13 +109,17 @@ def state_key(s: GameState) -> tuple:
     keywords, triggers, card texts, names) is fixed by ids and left out; so is the trace.
     """
     return (
-        tuple(map(_unit_fields, sorted(s.units.values(), key=_by_order))),
+        s.units.derived(_units_key),
         tuple(map(_field_fields, s.fields.values())),
         _configs_key(s.configs),
         _chain_key(s.chain),
         tuple(tuple(sorted(c.id if c else "" for c in hand)) for hand in s.hands.values()),
         _rest_key(s),
     )
+
+
+def _units_key(units: dict[str, Any]) -> tuple:
+    return tuple(map(_unit_fields, sorted(units.values(), key=_by_order)))
 
 
 def stored_key(key: tuple) -> bytes:
@@ -259,11 +263,17 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
 # --- successors ---------------------------------------------------------------------------
 
 
-def successor(state: GameState, action: Action, runtime: Any | None = None) -> GameState:
-    """The state after a legal ``action``; ``state`` itself is left as it was."""
+def successor(state: GameState, action: Action, runtime: Any | None = None,
+              fixpoints: set[tuple] | None = None) -> GameState:
+    """The state after a legal ``action``; ``state`` itself is left as it was.
+
+    ``fixpoints``, kept from one successor to the next, lets Cleanup skip the states it has
+    already found to need nothing (see :func:`engine.cleanup.inputs`).
+    """
     child = state.copy()
     table = Table(child, runtime or FastRuntime())
     table.tracing = False
+    table.fixpoints = fixpoints
     actions.perform(table, action)
     return child
 
@@ -333,6 +343,7 @@ class _Context:
 
     def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None):
         self.runtime = FastRuntime()
+        self.fixpoints: set[tuple] = set()
         applying = [inv for inv in settings.invariants if inv.applies_to(profile)]
         self.state_checks = [inv for inv in applying if inv.kind == "state"]
         self.transition_checks = [inv for inv in applying if inv.kind == "transition"]
@@ -362,7 +373,7 @@ class _Context:
         return node, len(legal), state.winner is not None, failures, successors, attributes
 
     def _step(self, state: GameState, action: Action, keep: Keep) -> tuple:
-        child = successor(state, action, self.runtime)
+        child = successor(state, action, self.runtime, self.fixpoints)
         failures = [
             (inv.name, inv.witness(child, state))
             for inv in self.transition_checks

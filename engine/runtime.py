@@ -77,6 +77,7 @@ class CompiledChart:
         self.initial = self._enter_defaults(self._initial_root())
         self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
         self._plans: dict[tuple[Configuration, str], tuple] = {}
+        self._outcomes: dict[tuple[Configuration, str], tuple[list, Configuration]] = {}
 
     # --- compilation -------------------------------------------------------------------
 
@@ -195,6 +196,24 @@ class CompiledChart:
                     break
         return chosen
 
+    def take(
+        self, config: Configuration, event: str, guard: Callable[[str], bool]
+    ) -> tuple[list[Transition], Configuration]:
+        """:meth:`select`, then :meth:`apply`: the transitions taken and the new configuration.
+
+        Where the first candidate of every region is unguarded, no guard is ever asked and the
+        outcome is always the same: it is worked out once and kept (the list is shared, and
+        nobody changes it).
+        """
+        outcome = self._outcomes.get((config, event))
+        if outcome is not None:
+            return outcome
+        chosen = self.select(config, event, guard)
+        outcome = (chosen, self.apply(config, chosen) if chosen else config)
+        if all(not candidates[0][1] for candidates in self.plan(config, event)):
+            self._outcomes[(config, event)] = outcome
+        return outcome
+
     def _domain(self, t: Transition) -> str | None:
         """The innermost compound state containing source and targets (SCXML's domain)."""
         if t.internal and all(self.is_descendant(x, t.source) for x in t.targets):
@@ -284,11 +303,7 @@ class FastRuntime:
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
     ) -> list[Transition]:
-        table = compiled(chart)
-        config = host.configs[key]
-        chosen = table.select(config, event, model.guard)
-        if chosen:
-            host.configs[key] = table.apply(config, chosen)
+        chosen, host.configs[key] = compiled(chart).take(host.configs[key], event, model.guard)
         return chosen
 
 
