@@ -77,7 +77,8 @@ class CompiledChart:
         self.initial = self._enter_defaults(self._initial_root())
         self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
         self._plans: dict[tuple[Configuration, str], tuple] = {}
-        self._outcomes: dict[tuple[Configuration, str], tuple[list, Configuration]] = {}
+        # per (configuration, event): the outcome when no guard is asked, None when guards decide
+        self._outcomes: dict[tuple[Configuration, str], tuple | None] = {}
 
     # --- compilation -------------------------------------------------------------------
 
@@ -203,16 +204,21 @@ class CompiledChart:
 
         Where the first candidate of every region is unguarded, no guard is ever asked and the
         outcome is always the same: it is worked out once and kept (the list is shared, and
-        nobody changes it).
+        nobody changes it). Elsewhere the guards decide each time.
         """
-        outcome = self._outcomes.get((config, event))
-        if outcome is not None:
-            return outcome
+        outcome = self._outcomes.get((config, event), _UNKNOWN)
+        if outcome is _UNKNOWN:
+            fixed = all(not candidates[0][1] for candidates in self.plan(config, event))
+            outcome = self._outcomes[(config, event)] = (
+                self._select_and_apply(config, event, guard) if fixed else None
+            )
+        return outcome or self._select_and_apply(config, event, guard)
+
+    def _select_and_apply(
+        self, config: Configuration, event: str, guard: Callable[[str], bool]
+    ) -> tuple[list[Transition], Configuration]:
         chosen = self.select(config, event, guard)
-        outcome = (chosen, self.apply(config, chosen) if chosen else config)
-        if all(not candidates[0][1] for candidates in self.plan(config, event)):
-            self._outcomes[(config, event)] = outcome
-        return outcome
+        return chosen, self.apply(config, chosen) if chosen else config
 
     def _domain(self, t: Transition) -> str | None:
         """The innermost compound state containing source and targets (SCXML's domain)."""
@@ -266,6 +272,7 @@ class CompiledChart:
 
 
 _NO_STATES: frozenset[str] = frozenset()
+_UNKNOWN: Any = object()
 
 
 def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bool]) -> bool:
