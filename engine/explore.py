@@ -357,10 +357,11 @@ class _Context:
     def process(self, node: int, state: GameState, expand: bool, keep: Keep) -> tuple:
         """Check one state and, if ``expand``, compute its successors.
 
-        Returns (node, legal count, winner?, state failures, successors, graph attributes);
-        a successor is (action, key, child, turn changed?, transition failures), where the
+        Returns (node, legal count, winner?, state failures, successors, graph attributes,
+        0); a successor is (action, key, child, turn changed?, transition failures), where the
         child is what ``keep(key, child state)`` makes of it: the state itself in the parent,
-        a reference to the worker that holds it in a worker.
+        a reference to the worker that holds it in a worker. (The last number is how many more
+        transitions there are that a worker did not list; see :func:`_expand_one`.)
         """
         legal = actions.legal(state)
         failures = [
@@ -370,7 +371,7 @@ class _Context:
         ]
         successors = [self._step(state, action, keep) for action in legal] if expand else []
         attributes = _node_attributes(state) if self.graph else None
-        return node, len(legal), state.winner is not None, failures, successors, attributes
+        return node, len(legal), state.winner is not None, failures, successors, attributes, 0
 
     def _step(self, state: GameState, action: Action, keep: Keep) -> tuple:
         child = successor(state, action, self.runtime, self.fixpoints)
@@ -426,8 +427,11 @@ def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
     held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
     found: list[GameState] = []  # this level's children, by handle
     handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
+    known: set[bytes] = set()  # the keys of the children of earlier levels: all are nodes
 
-    def keep(key: Any, child: GameState) -> tuple[int, int]:
+    def keep(key: Any, child: GameState) -> tuple[int, int] | None:
+        if key in known:
+            return None
         handle = handles.get(key)
         if handle is None:
             handle = handles[key] = len(found)
@@ -442,6 +446,7 @@ def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
             if request == "keep":  # the previous level's new nodes this worker found
                 for handle, node in args[0]:
                     held[node] = found[handle]
+                known.update(handles)
                 found.clear()
                 handles.clear()
             elif request == "adopt":
@@ -461,7 +466,17 @@ def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
 
 def _expand_one(context: _Context, held: dict[int, GameState], expand: bool, keep: Keep,
                 node: int) -> tuple:
-    return context.process(node, held.pop(node), expand, keep)
+    """A state's result, without the transitions the parent needs nothing of: those to a
+    state this worker found in an earlier level (the parent already made it a node, or,
+    past --max-states, expands nothing more) with no failure, unless a graph is drawn. The
+    parent only counts them: most transitions go to known states, and this halves what
+    workers send and what the parent merges."""
+    result = context.process(node, held.pop(node), expand, keep)
+    successors = result[4]
+    if context.graph:
+        return result
+    listed = [s for s in successors if s[2] is not None or s[4]]
+    return (*result[:4], listed, result[5], len(successors) - len(listed))
 
 
 def _expand_share(conn: Connection, todo: deque[int], held: dict[int, GameState],
@@ -719,7 +734,7 @@ class Explorer:
         return (self.context.process(node, state, expand, _itself) for node, state in level)
 
     def _merge(self, result: tuple, buckets: dict, next_turn: dict) -> None:
-        node, legal_count, won, failures, successors, attributes = result
+        node, legal_count, won, failures, successors, attributes, unlisted = result
         report = self.report
         if legal_count == 0:
             report.terminal += 1
@@ -730,7 +745,7 @@ class Explorer:
             report.nodes[node] = attributes
         for name, witness in failures:
             self._violated(name, node, node, None, witness)
-        report.transitions += len(successors)
+        report.transitions += len(successors) + unlisted
         index = self.index
         for action, key, child, turn_changed, failures in successors:
             target = index.get(key)
