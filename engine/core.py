@@ -36,7 +36,6 @@ class Table:
         self.state = state
         self.runtime = runtime or FastRuntime()
         self.lines: list[str] = []
-        self.taken: list[TransitionTaken] = []
         self.observers: list[Observer] = []
         self.tracing = True
         # Cleanup's known fixed points (see cleanup.inputs): None runs every Cleanup in full
@@ -72,7 +71,7 @@ class Table:
         model = route.make_model(self, args)
         chosen = self.runtime.send(self.state, key, route.name, event, model)
         for t in chosen:
-            if self.tracing or self.observers:
+            if self.observers:
                 self._announce(TransitionTaken(key, t.source, t.target, t.event, t.rule))
             model.transition = t
             for action in t.actions:
@@ -80,8 +79,6 @@ class Table:
         return chosen
 
     def _announce(self, step: TransitionTaken) -> None:
-        if self.tracing:
-            self.taken.append(step)
         for observer in self.observers:
             observer(step)
 

@@ -343,7 +343,7 @@ class TurnModel(Model):
         turn.beginning_triggers(self.table, self.rule)
 
     def score_holds(self) -> None:
-        scoring.score_holds(self.table, self.rule)
+        scoring.score_holds(self.table)
 
     def draw_for_turn(self) -> None:
         turn.draw_step(self.table, self.rule)

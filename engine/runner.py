@@ -180,7 +180,6 @@ def run_files(
     *,
     as_json: bool = False,
     rules: str | None = None,
-    quiet: bool = False,
     diagrams_dir: Path | None = None,
 ) -> int:
     """Run several files; each stops at its first failure; the exit code is the highest.
@@ -198,9 +197,6 @@ def run_files(
             err.write(f"{result.message}\n")
         elif as_json:
             print_json(result, out)
-            if result.code:
-                err.write(f"FAIL {result.message}\n")
-        elif quiet:
             if result.code:
                 err.write(f"FAIL {result.message}\n")
         else:

@@ -55,7 +55,6 @@ class StateInfo:
     children: tuple[str, ...]
     initial: str | None
     order: int
-    doc: str
 
 
 class CompiledChart:
@@ -73,7 +72,6 @@ class CompiledChart:
         self._by_state_event: dict[tuple[str, str], list[Transition]] = {}
         for t in self.transitions:
             self._by_state_event.setdefault((t.source, t.event), []).append(t)
-        self.events = tuple(sorted({t.event for t in self.transitions}))
         self.initial = self._enter_defaults(self._initial_root())
         self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
         self._plans: dict[tuple[Configuration, str], tuple] = {}
@@ -93,7 +91,6 @@ class CompiledChart:
             children=tuple(c.id for c in children),
             initial=initial,
             order=len(self.states),
-            doc=(getattr(state, "_doc", None) or "").strip(),
         )
         for child in children:
             self._add_state(child, state.id)
@@ -319,7 +316,6 @@ class _ReferenceModel:
     recorded (the runtime runs them after the configuration has moved, as the fast one does)."""
 
     def __init__(self, chart: CompiledChart):
-        self._chart = chart
         self.model: ChartModel | None = None
         self.taken: list[Any] = []
         for name in {g for t in chart.transitions for g, _ in t.guards}:

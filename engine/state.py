@@ -249,10 +249,6 @@ class GameState:
     def chain_open(self) -> bool:
         return "open" in self.configs["priority"]
 
-    @property
-    def in_showdown(self) -> bool:
-        return self.contest_at is not None
-
     def team_of(self, player: str) -> tuple[str, ...]:
         if self.teams:
             for team in self.teams:

@@ -20,7 +20,7 @@ class Turn(RiftChart):
     advance = (
         cite("CR 315", ending.to(awaken, on="start_next_turn"))
         | cite("CR 316", awaken.to(beginning, on="put_beginning_triggers_on_chain"))
-        | cite("CR 463", beginning.beginning_triggers.to(beginning.hold_scoring, on="score_holds"))
+        | cite("CR 464", beginning.beginning_triggers.to(beginning.hold_scoring, on="score_holds"))
         | cite("CR 317", beginning.hold_scoring.to(draw, on="draw_for_turn"))
         | cite("CR 318", draw.to(main, on="begin_main_phase"))
     )

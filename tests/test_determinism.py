@@ -164,13 +164,13 @@ def test_riftchart_run_prints_the_same_bytes_every_time(
 
 
 def test_bundled_scenarios_print_the_same_bytes_every_time(tmp_path: Path) -> None:
-    if not SCENARIOS:
-        pytest.skip("no bundled scenarios yet")
     paths = [str(p) for p in SCENARIOS]
+    assert paths, "no bundled scenarios"
     for args in (["run", *paths], ["run", "--json", *paths]):
         first = _riftchart(args, ROOT, "0")
         second = _riftchart(args, ROOT, "4242")
-        assert first.returncode == second.returncode
+        assert first.returncode == second.returncode == 0, first.stderr.decode()
+        assert first.stdout
         assert first.stdout == second.stdout, f"`riftchart {args[:2]}` output differs"
 
 

@@ -229,7 +229,8 @@ def test_workers_give_the_same_exploration() -> None:
     start = prepare(str(FFA)).start
     one = explore.explore(start, _settings(max_states=3_000, max_turns=1))
     two = explore.explore(start, _settings(max_states=3_000, max_turns=1, workers=2))
-    assert (two.states, two.max_depth) == (one.states, one.max_depth)
+    assert (two.states, two.transitions, two.max_depth) == (one.states, one.transitions,
+                                                             one.max_depth)
     assert two.frontier == one.frontier and sorted(two.violations) == sorted(one.violations)
 
 
