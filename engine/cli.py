@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,7 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    for stream in (sys.stdout, sys.stderr):
+        # a file name that is not valid UTF-8, or a name the terminal cannot show, is written
+        # escaped rather than stopping the run
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (`riftchart run --json FILE | head -1`): stop quietly; Python
+        # would complain again on exit while flushing, so stdout goes nowhere from here
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -11,9 +11,6 @@ from .state import GameState, Unit, battlefield_key
 if TYPE_CHECKING:
     from .core import Table
 
-_ASSIGN_CLASS = {"tank": 0, "backline": 2}
-
-
 def side_units(s: GameState, bf: str, player: str) -> list[Unit]:
     return [u for u in s.units_at(bf) if u.controller == player]
 
@@ -68,14 +65,14 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
     for player, foe in ((s.attacker, s.defender), (s.defender, s.attacker)):
         total = total_might(side_units(s, bf, player))
         targets = side_units(s, bf, foe)
-        if s.manual_damage and total > 0 and targets:
+        if s.manual_damage and targets:
             if s.pending is None:
-                s.pending = _damage_choice(s, player, total, targets)
+                s.pending = _damage_choice(player, total, targets)
             continue
         s.damage_plan[player] = automatic_assignment(total, targets)
 
 
-def _damage_choice(s: GameState, player: str, total: int, targets: list[Unit]) -> dict:
+def _damage_choice(player: str, total: int, targets: list[Unit]) -> dict:
     return {
         "player": player,
         "kind": "damage",
@@ -94,8 +91,8 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
         bf = s.contest_at
         total = total_might(side_units(s, bf, s.defender))
         targets = side_units(s, bf, s.attacker)
-        if total > 0 and targets:
-            s.pending = _damage_choice(s, s.defender, total, targets)
+        if targets:
+            s.pending = _damage_choice(s.defender, total, targets)
 
 
 def _plan_text(s: GameState, plan: dict[str, int]) -> str:

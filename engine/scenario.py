@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -351,11 +352,24 @@ class _ScenarioLoader(yaml.SafeLoader):
         if node.tag not in _SCALAR_TAGS:
             self.check_tag(node, "", path)
         try:
-            return self.yaml_constructors[node.tag](self, node)
+            value = self.yaml_constructors[node.tag](self, node)
         except Exception:  # e.g. `!!int ''` or `!!bool x` break PyYAML's builders
             kind = node.tag.removeprefix(_TAG)
             shown = node.value if len(node.value) <= 40 else node.value[:40] + "..."
             self.fail(path, f"unreadable {kind} {shown!r}", line)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            value = self.join_surrogates(value, path, line)
+        return value
+
+    def join_surrogates(self, value: str, path: str, line: int | None) -> str:
+        """JSON writes a character outside the Basic Multilingual Plane as two escapes
+        (``"\\ud83d\\ude00"``); PyYAML keeps them as two halves: join each pair into its
+        character. A half without its other half is no character at all."""
+        try:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError:
+            self.fail(path, "an unpaired surrogate escape (\\ud800-\\udfff) is not a character",
+                      line)
 
     def check_tag(self, node: yaml.Node, wanted: str, path: str) -> None:
         if node.tag != wanted:
@@ -369,10 +383,36 @@ def _describe_yaml_error(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_whitespace(text: str) -> str:
+    """JSON may indent with tabs, which YAML refuses where a token starts: in a document that
+    opens as JSON does, a tab outside a string (where JSON allows only whitespace) becomes a
+    space. Lines and strings are left as they are."""
+    if "\t" not in text or text.lstrip()[:1] not in ("{", "["):
+        return text
+    out, in_string, escaped = [], False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "\t":
+            char = " "
+        out.append(char)
+    return "".join(out)
+
+
 def _parse_yaml(text: str, label: str) -> Any:
     loader = None
     try:
-        loader = _ScenarioLoader(text, label)
+        loader = _ScenarioLoader(_json_whitespace(text), label)
         return loader.get_single_data()
     except ScenarioError:
         raise
@@ -1054,7 +1094,10 @@ class _Checker:
 
     def expect_choice(self, value: Any, at: _At) -> None:
         choice = self.mapping(value, at)
-        self.keys(choice, at, optional=("player", "kind", "options"))
+        # total: the damage to assign, which the view shows beside the contract's keys
+        self.keys(choice, at, optional=("player", "kind", "options", "total"))
+        if "total" in choice:
+            self.integer(*self.field(choice, "total", at))
         if "player" in choice:
             self.player(*self.field(choice, "player", at))
         kind = None

@@ -41,10 +41,10 @@ def blocked(s: GameState, bf: str, player: str) -> bool:
 
 
 def may_score(table: Table, bf: str, player: str) -> bool:
-    """At most once a turn per battlefield, by either method (CR 462)."""
+    """A player scores a battlefield at most once a turn, by either method (CR 462); a
+    teammate's score does not use up theirs (rules.md 7 speaks of a player)."""
     s = table.state
-    team = s.team_of(player)
-    return not any(p in s.fields[bf].scored for p in team) and not blocked(s, bf, player)
+    return player not in s.fields[bf].scored and not blocked(s, bf, player)
 
 
 def score(table: Table, bf: str, player: str, method: str) -> None:
@@ -76,7 +76,7 @@ def _fire_score_triggers(table: Table, bf: str, player: str, method: str) -> Non
             chain.fire_unit(table, unit, method)
 
 
-def score_holds(table: Table, rule: str) -> None:
+def score_holds(table: Table) -> None:
     """Beginning phase: the turn player scores every battlefield they control (CR 464)."""
     s = table.state
     for bf, f in list(s.fields.items()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .state import GameState
@@ -53,7 +54,7 @@ def view(s: GameState) -> dict[str, Any]:
             for bf in bfs
         },
         "score": {p: s.scores[p] for p in s.players},
-        "scored_this_turn": {bf: list(s.fields[bf].scored) for bf in bfs},
+        "scored_this_turn": {bf: _in_turn_order(s, s.fields[bf].scored) for bf in bfs},
         "units": units,
         "hand": {p: len(s.hands[p]) for p in s.players},
         "pending_choice": pending,
@@ -90,3 +91,9 @@ def _same_number(a: Any, b: Any) -> bool:
         and not isinstance(b, bool)
         and a == b
     )
+
+
+def _in_turn_order(s: GameState, players: Iterable[str]) -> list[str]:
+    """Lists of players in the view are in turn order (scenario-format.md), whatever order
+    they came in."""
+    return sorted(players, key=s.players.index)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -116,3 +117,51 @@ def test_the_documented_scenario_runs(tmp_path):
     example = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
     done = riftchart("run", write(tmp_path, "doc.yaml", example))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- JSON files and awkward output streams ---------------------------------------------------
+
+JSON_SCENARIO = (
+    '{\n\t"name": "smile \\ud83d\\ude00",\n\t"players": ["P1", "P2"],\n'
+    '\t"battlefields": [{"id": "\\ud83c\\udfb2"}],\n'
+    '\t"units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],\n'
+    '\t"steps": [{"move": {"player": "P1", "units": ["U1"], "to": "\U0001F3B2"}},\n'
+    '\t\t{"expect": {"contested": {"\U0001F3B2": "P1"}}}]\n}\n'
+)
+
+
+def test_json_with_tabs_and_escaped_astral_characters_runs(tmp_path):
+    """JSON is valid YAML (scenario-format.md): JSON indents with tabs and writes a character
+    beyond U+FFFF as two escapes; both are read as JSON means them."""
+    done = riftchart("run", write(tmp_path, "game.json", JSON_SCENARIO))
+    assert done.returncode == 0, done.stderr
+    assert "== smile \U0001F600 (" in done.stdout
+    assert "PASS" in done.stdout  # the escaped id is the same id as the emoji written out
+
+
+def test_an_unpaired_surrogate_escape_is_a_bad_file(tmp_path):
+    path = write(tmp_path, "half.json", JSON_SCENARIO.replace("\\ude00", ""))
+    done = riftchart("run", path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"{path}: name") and "surrogate" in done.stderr
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
+    """`riftchart run --json FILES | head -1`: the reader closes the pipe; no traceback."""
+    files = [str(p) for p in SCENARIOS[:20]]
+    process = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "--json", *files],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().startswith(b'{"file"')
+    process.stdout.close()
+    errors = process.stderr.read()
+    process.wait(timeout=120)
+    assert b"Traceback" not in errors and b"Error" not in errors, errors.decode()
+
+
+def test_names_the_terminal_cannot_show_are_escaped(tmp_path):
+    env = {**os.environ, "PYTHONIOENCODING": "ascii:strict"}
+    path = write(tmp_path, "emoji.json", JSON_SCENARIO)
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "run", path], env=env,
+                          capture_output=True, text=True, encoding="ascii", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "== smile \\U0001f600 (" in done.stdout
