@@ -406,7 +406,6 @@ def _play(table: Table, p: Play) -> None:
         targets=p.targets,
         to=p.to,
         card=card,
-        chosen_to=p.to is not None,
     )
     chain.add(table, [item], "card")
     if card.type == "unit":

@@ -138,7 +138,7 @@ def stored_key(key: tuple) -> bytes:
 
 def _chain_key(chain: Iterable[Any]) -> tuple:
     return tuple(
-        (i.kind, i.label, i.controller, i.targets, i.to, i.chosen_to, i.source, i.where,
+        (i.kind, i.label, i.controller, i.targets, i.to, i.source, i.where,
          _effect_tag(i.effect) if i.kind == "trigger" else 0)
         for i in chain
     )
@@ -245,7 +245,7 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
     chain = tuple(
         (i.kind, label(i.label), i.controller,
          tuple(map(rn, i.targets)) if isinstance(i.targets, tuple) else i.targets,
-         i.to, i.chosen_to, rn(i.source), i.where,
+         i.to, rn(i.source), i.where,
          _effect_tag(i.effect) if i.kind == "trigger" else 0)
         for i in s.chain
     )

@@ -53,13 +53,23 @@ def _field(data: Mapping[str, Any]) -> Field:
 
 def _item(data: Mapping[str, Any]) -> ChainItem:
     targets = data["targets"]
+    known = {k: v for k, v in data.items() if k not in _KEPT_FOR_OLD_READERS}
     return ChainItem(
         **{
-            **data,
+            **known,
             "targets": tuple(targets) if isinstance(targets, list) else targets,
             "card": _card(data["card"]),
         }
     )
+
+
+# keys of format /1 that riftchart no longer reads but still writes, as the format promises
+_KEPT_FOR_OLD_READERS = ("chosen_to",)
+
+
+def _item_data(item: ChainItem) -> dict[str, Any]:
+    # chosen_to: whether a card's destination was chosen as it was played, which `to` says
+    return {**asdict(item), "chosen_to": item.kind == "card" and item.to is not None}
 
 
 def dump(s: GameState) -> dict[str, Any]:
@@ -70,8 +80,8 @@ def dump(s: GameState) -> dict[str, Any]:
         units=[asdict(u) for u in s.units.values()],
         fields=[asdict(f) for f in s.fields.values()],
         configs={k: sorted(v) for k, v in s.configs.items()},
-        chain=[asdict(i) for i in s.chain],
-        queued_triggers=[[list(key), asdict(item)] for key, item in s.queued_triggers],
+        chain=[_item_data(i) for i in s.chain],
+        queued_triggers=[[list(key), _item_data(item)] for key, item in s.queued_triggers],
     )
     return _plain(data)
 

@@ -97,7 +97,6 @@ class ChainItem:
     source: str | None = None
     where: str | None = None  # where the source was when it triggered
     card: Card | None = None
-    chosen_to: bool = False  # the destination was chosen as the card was played
 
 
 class Units(dict):

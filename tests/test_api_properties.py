@@ -592,6 +592,23 @@ def test_restored_game_does_not_share_the_snapshot_data() -> None:
     )
 
 
+def test_snapshots_keep_the_keys_of_format_1() -> None:
+    """Keys of riftchart-snapshot/1 are never removed (docs/embedding.md): a chain item still
+    carries ``chosen_to``, which riftchart no longer reads, and an old snapshot restores."""
+    game = Game.from_scenario({
+        "name": "chain items", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
+                          "effect": {"move": {}}}]},
+    })
+    game.apply(Play("P1", "S1", ("U1",), "A"))
+    data = game.snapshot()
+    (item,) = data["chain"]
+    assert item["chosen_to"] is True and item["to"] == "A"
+    item["chosen_to"] = False  # whatever an old riftchart wrote there, `to` decides
+    assert Game.restore(data).legal_actions() == game.legal_actions()
+
+
 def test_winning_by_a_spell_during_a_showdown_does_not_crash() -> None:
     game = Game.from_scenario({
         "name": "win by a spell in a showdown", "players": ["P1", "P2"], "victory_score": 1,
