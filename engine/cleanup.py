@@ -48,36 +48,6 @@ def run(table: Table) -> None:
     raise RuntimeError("Cleanup did not reach a fixed point")
 
 
-# what Cleanup's steps read of a unit and of a battlefield (Might and board order: lethal
-# damage; where and whose: control, Contested, staging, designations)
-_unit_inputs = attrgetter("id", "controller", "at", "might", "damage", "order", "designation")
-_field_inputs = attrgetter("controller", "applier")
-
-
-def _units_inputs(units: dict[str, Unit]) -> tuple:
-    return tuple(map(_unit_inputs, units.values()))
-
-
-def inputs(s: GameState) -> tuple:
-    """Everything Cleanup's steps and the guards of the events it sends read of a state.
-
-    Cleanup is a function of these alone: when a pass over a state changes nothing, a pass over
-    any state with the same inputs changes nothing either. The model checker keeps the inputs
-    of the states found so (``Table.fixpoints``) and skips Cleanup where they come again:
-    after most actions (a Pass, an Add) nothing Cleanup reads has changed. Priority, Focus,
-    passes, hands and the Chain's items are not read (the guards see the Chain only through
-    the priority chart's Open or Closed, which is in ``configs``).
-    """
-    return (
-        s.units.derived(_units_inputs),
-        tuple(map(_field_inputs, s.fields.values())),
-        tuple(s.configs.values()),
-        tuple(s.scores.values()),
-        s.contest_at, s.attacker, s.defender, s.winner, s.pending is None,
-        bool(s.queued_triggers),
-    )
-
-
 def _by_order(unit: Unit) -> int:
     return unit.order
 
@@ -99,3 +69,43 @@ def _lethal_damage(table: Table) -> bool:
     for uid in dying:
         effects.die(table, uid, "CR 323")
     return bool(dying)
+
+
+# What Cleanup's steps, and the guards of the events it sends, read: of each unit, of each
+# battlefield and of the game state. ``inputs`` is made of exactly these, and a test records
+# every attribute a Cleanup that changes nothing reads and fails on any other.
+UNIT_INPUTS = ("id", "controller", "at", "might", "damage", "order", "designation")
+FIELD_INPUTS = ("controller", "applier")
+STATE_INPUTS = ("units", "fields", "configs", "scores", "contest_at", "attacker", "defender",
+                "winner", "pending", "queued_triggers")
+# read too, but the same all game long: a set of fixed points belongs to one game
+SETUP_INPUTS = ("players", "teams", "profile", "victory_score")
+
+_unit_inputs = attrgetter(*UNIT_INPUTS)
+_field_inputs = attrgetter(*FIELD_INPUTS)
+
+
+def _units_inputs(units: dict[str, Unit]) -> tuple:
+    return tuple(map(_unit_inputs, units.values()))
+
+
+def inputs(s: GameState) -> tuple:
+    """What Cleanup reads of a state (``STATE_INPUTS``), as a hashable value.
+
+    Cleanup is a function of these alone (and of ``SETUP_INPUTS``): when a pass over a state
+    changes nothing, a pass over any state of the same game with the same inputs changes
+    nothing either. The model checker keeps the inputs of the states found so
+    (``Table.fixpoints``) and skips Cleanup where they come again: after most actions (a Pass,
+    an Add) nothing Cleanup reads has changed. Priority, Focus, passes, hands and the Chain's
+    items are not read (the guards see the Chain only through the priority chart's Open or
+    Closed, which is in ``configs``); of ``pending`` and ``queued_triggers`` only whether
+    there are any.
+    """
+    return (
+        s.units.derived(_units_inputs),
+        tuple(map(_field_inputs, s.fields.values())),
+        tuple(s.configs.values()),
+        tuple(s.scores.values()),
+        s.contest_at, s.attacker, s.defender, s.winner, s.pending is None,
+        bool(s.queued_triggers),
+    )

@@ -3,13 +3,18 @@
 The model checker keeps the inputs (``cleanup.inputs``) of every state where a pass of Cleanup
 changed nothing, and skips Cleanup where the same inputs come again. That is only right if
 ``inputs`` holds everything Cleanup and the guards it asks read. These tests explore every
-bundled scenario and model with each skip checked: Cleanup is run in full on a copy of the
-state it skipped, and must change nothing there either.
+bundled scenario and model with two checks:
+
+- at each skip, Cleanup is run in full on a copy of the state, and must change nothing there;
+- at each fixed point kept, Cleanup is run again on a copy that records every attribute it
+  reads of the state, its units and its battlefields: anything ``cleanup`` does not declare
+  fails (a new guard that reads, say, a unit's ``stunned`` must be declared there first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +23,10 @@ import pytest
 from engine import cleanup, explore, invariants
 from engine.core import Table
 from engine.explore import Settings, prepare, state_key
+from engine.state import Field, GameState, Unit
 
 ROOT = Path(__file__).resolve().parent.parent
+ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
 POSITIONS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "models").glob("*.yaml"))
 
 
@@ -27,8 +34,73 @@ class SkippedCleanupChanged(AssertionError):
     """A Cleanup the model checker skipped would have changed the state."""
 
 
-def _checking(full_run: Callable[[Table], None], skips: list[int]) -> Callable[[Table], None]:
-    """``cleanup.run`` that, where it would skip, first runs Cleanup in full on a copy."""
+class UndeclaredRead(AssertionError):
+    """Cleanup read something that ``cleanup.inputs`` does not hold."""
+
+
+# --- a copy of a state that notes what is read of it ---------------------------------------
+
+_reads: set[str] = set()
+
+
+def _recording(cls: type, prefix: str) -> type:
+    """A subclass of a dataclass that notes, in ``_reads``, each of its fields read."""
+    names = {f.name for f in fields(cls)}
+
+    def __getattribute__(self: Any, name: str) -> Any:
+        if name in names:
+            _reads.add(prefix + name)
+        return cls.__getattribute__(self, name)
+
+    return type(f"Recording{cls.__name__}", (cls,), {"__getattribute__": __getattribute__})
+
+
+_RecordingState = _recording(GameState, "")
+_RecordingUnit = _recording(Unit, "unit.")
+_RecordingField = _recording(Field, "field.")
+
+
+def _as(cls: type, value: Any) -> Any:
+    twin = object.__new__(cls)
+    twin.__dict__.update(value.__dict__)
+    return twin
+
+
+def _recording_copy(s: GameState) -> GameState:
+    probe = s.copy()
+    for uid, unit in list(probe.units.items()):
+        probe.units[uid] = _as(_RecordingUnit, unit)
+    for bf, data in list(probe.fields.items()):
+        probe.fields[bf] = _as(_RecordingField, data)
+    return _as(_RecordingState, probe)
+
+
+def _declared() -> set[str]:
+    return (
+        {*cleanup.STATE_INPUTS, *cleanup.SETUP_INPUTS, "resolving"}  # resolving: asked first
+        | {f"unit.{name}" for name in cleanup.UNIT_INPUTS}
+        | {f"field.{name}" for name in cleanup.FIELD_INPUTS}
+    )
+
+
+def _check_reads(full_run: Callable[[Table], None], table: Table) -> None:
+    """Run Cleanup again on a recording copy of a fixed point: it reads only what ``cleanup``
+    declares."""
+    probe = Table(_recording_copy(table.state), table.runtime)
+    _reads.clear()
+    full_run(probe)
+    undeclared = _reads - _declared()
+    if undeclared:
+        raise UndeclaredRead(f"Cleanup read {sorted(undeclared)}, not declared in cleanup")
+
+
+# --- Cleanup with both checks ----------------------------------------------------------------
+
+
+def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Callable[[Table], None]:
+    """``cleanup.run`` that, where it would skip, first runs Cleanup in full on a copy; and
+    that records what Cleanup reads at each fixed point it keeps."""
+    recorded: set[tuple] = set()
 
     def run(table: Table) -> None:
         s = table.state
@@ -38,18 +110,24 @@ def _checking(full_run: Callable[[Table], None], skips: list[int]) -> Callable[[
             full_run(probe)  # no fixpoints on the probe: every step is asked
             if state_key(probe.state) != state_key(s) or probe.lines:
                 raise SkippedCleanupChanged(f"Cleanup was skipped where it changes {s}")
-            skips[0] += 1
+            counts["skips"] += 1
         full_run(table)
+        if known is not None and not s.resolving:
+            fixed = cleanup.inputs(s)
+            if fixed in known and fixed not in recorded:
+                recorded.add(fixed)
+                _check_reads(full_run, table)
+                counts["recorded"] += 1
 
     return run
 
 
-def _explore_checked(path: Path, monkeypatch: Any, max_states: int) -> int:
-    skips = [0]
-    monkeypatch.setattr(cleanup, "run", _checking(cleanup.run, skips))
+def _explore_checked(path: Path, monkeypatch: Any, max_states: int) -> dict[str, int]:
+    counts = {"skips": 0, "recorded": 0}
+    monkeypatch.setattr(cleanup, "run", _checking(cleanup.run, counts))
     prepared = prepare(str(path))
     explore.explore(prepared.start, Settings(invariants.all_invariants(), max_states=max_states))
-    return skips[0]
+    return counts
 
 
 @pytest.mark.parametrize("path", POSITIONS, ids=lambda p: p.stem)
@@ -58,12 +136,21 @@ def test_skipped_cleanups_would_change_nothing(path: Path, monkeypatch: Any) -> 
 
 
 def test_the_bundled_model_skips_most_cleanups_correctly(monkeypatch: Any) -> None:
-    skips = _explore_checked(ROOT / "models" / "1v1_two_battlefields.yaml", monkeypatch, 4000)
-    assert skips > 4000  # more than one skip a state: the check above is not vacuous
+    counts = _explore_checked(ONE_V_ONE, monkeypatch, 4000)
+    # more than one skip a state, and many fixed points recorded: the checks are not vacuous
+    assert counts["skips"] > 4000 and counts["recorded"] > 100, counts
 
 
 def test_inputs_missing_where_units_are_is_caught(monkeypatch: Any) -> None:
-    """Leave out where units are, and a skip changes the game: the check fails."""
+    """Leave out where units are, and a skip changes the game: the first check fails."""
     monkeypatch.setattr(cleanup, "_unit_inputs", lambda u: (u.id, u.controller, u.damage))
     with pytest.raises(SkippedCleanupChanged):
-        _explore_checked(ROOT / "models" / "1v1_two_battlefields.yaml", monkeypatch, 4000)
+        _explore_checked(ONE_V_ONE, monkeypatch, 4000)
+
+
+def test_a_read_left_undeclared_is_caught(monkeypatch: Any) -> None:
+    """Declare less than Cleanup reads (here: not a unit's damage), and the second fails."""
+    monkeypatch.setattr(cleanup, "UNIT_INPUTS",
+                        tuple(name for name in cleanup.UNIT_INPUTS if name != "damage"))
+    with pytest.raises(UndeclaredRead, match="unit.damage"):
+        _explore_checked(ONE_V_ONE, monkeypatch, 300)
