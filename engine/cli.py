@@ -31,9 +31,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from . import explore
+    from . import check
 
-    return explore.main(args, sys.stdout, sys.stderr)
+    return check.main(args, sys.stdout, sys.stderr)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 import yaml
 
-from engine import actions, cli, explore, invariants, runner
+from engine import actions, cli, counterexample, explore, invariants, runner
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
@@ -274,7 +274,7 @@ def test_counterexample_replays(tmp_path: Path) -> None:
     prepared = prepare(str(source))
     report = explore.explore(prepared.start, Settings([never]))
     violation = report.violations["nobody_conquers"]
-    path = explore.counterexample.write(source, prepared.prefix, violation, tmp_path / "out")
+    path = counterexample.write(source, prepared.prefix, violation, tmp_path / "out")
 
     written = yaml.safe_load(path.read_text())
     assert written["players"] == SMALL["players"] and written["units"] == SMALL["units"]

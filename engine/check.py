@@ -1,0 +1,228 @@
+"""``riftchart check FILE``: the model checker as a command (see :mod:`engine.explore`).
+
+Exit codes: 0 explored and nothing violated; 1 an invariant was violated (a counterexample
+scenario was written for each); 2 bad input, in one line naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import actions, counterexample
+from . import explore as search
+from .errors import ScenarioError
+from .explore import (
+    Prepared,
+    Progress,
+    Report,
+    Settings,
+    Violation,
+    explore,
+    prepare,
+)
+from .invariants import by_names
+
+
+def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input."""
+    if args.list:
+        _print_invariants(out)
+        return 0
+    problem = _bad_arguments(args)
+    if problem:
+        err.write(f"riftchart check: {problem}\n")
+        return 2
+    try:
+        chosen = by_names(args.invariant)
+    except KeyError as unknown:
+        err.write(f"riftchart check: unknown invariant {unknown.args[0]} (see --list)\n")
+        return 2
+    try:
+        prepared = prepare(args.file, args.rules)
+    except ScenarioError as error:
+        err.write(f"{error}\n")
+        return 2
+    settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
+                        graph=bool(args.graph))
+    report, plain = _run(prepared, settings, err)
+    try:
+        written = counterexample.write_all(args.file, prepared, report, Path(args.out),
+                                           args.rules)
+        graph_note = _write_graph(args.graph, report, err) if args.graph else None
+    except OSError as error:
+        err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
+        return 2
+    summary = _summary(args, prepared, settings, report, plain, written, graph_note)
+    if args.json:
+        out.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        _print_summary(summary, out)
+    return 1 if report.violations else 0
+
+
+def _bad_arguments(args: argparse.Namespace) -> str | None:
+    if not args.file:
+        return "a scenario FILE is needed (or --list)"
+    if args.max_turns < 0:
+        return "--max-turns must be 0 or more"
+    if args.max_states < 1:
+        return "--max-states must be 1 or more"
+    if args.workers < 1:
+        return "--workers must be 1 or more"
+    if args.graph and not args.graph.endswith((".graphml", ".dot", ".gv")):
+        return "--graph FILE must end in .graphml or .dot"
+    return None
+
+
+def _run(prepared: Prepared, settings: Settings, err: TextIO) -> tuple[Report, Report | None]:
+    """The search, with a progress bar on a terminal; with --symmetry, the plain search too,
+    to measure the reduction."""
+    with _ProgressBar(err, settings.max_states) as progress:
+        report = explore(prepared.start, settings, progress)
+    plain = None
+    if settings.symmetry:
+        plain_settings = Settings(settings.invariants, settings.max_turns, settings.max_states,
+                                  False, settings.workers)
+        with _ProgressBar(err, settings.max_states, "without symmetry") as progress:
+            plain = explore(prepared.start, plain_settings, progress)
+    return report, plain
+
+
+class _ProgressBar:
+    """A rich progress bar on a terminal (stderr); nothing when the output is not a TTY."""
+
+    def __init__(self, err: TextIO, total: int, label: str = "exploring"):
+        self.err, self.total, self.label = err, total, label
+        self.bar: Any = None
+
+    def __enter__(self) -> Progress | None:
+        if not (hasattr(self.err, "isatty") and self.err.isatty()):
+            return None
+        try:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        except ImportError:
+            return None
+        self.bar = Progress(
+            TextColumn("{task.description}"), BarColumn(),
+            TextColumn("{task.completed} states, {task.fields[transitions]} transitions"),
+            TimeElapsedColumn(), console=Console(file=self.err), transient=True,
+        )
+        self.bar.start()
+        task = self.bar.add_task(self.label, total=self.total, transitions=0)
+
+        def update(report: Report, states: int) -> None:
+            self.bar.update(task, completed=states, transitions=report.transitions)
+
+        return update
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _write_graph(path: str, report: Report, err: TextIO) -> str:
+    if report.graph_dropped:
+        limit = search.GRAPH_LIMIT
+        note = (f"graph not written: more than {limit} states; bound the search with "
+                f"--max-states {limit} to draw a part of it")
+        err.write(f"riftchart check: {note}\n")
+        return note
+    counterexample.write_graph(Path(path), report)
+    return f"graph written to {path}"
+
+
+def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, report: Report,
+             plain: Report | None, written: dict[str, Path], graph_note: str | None) -> dict:
+    profile = prepared.start.profile
+    checked = [inv.name for inv in settings.invariants if inv.applies_to(profile)]
+    skipped = [inv.name for inv in settings.invariants if not inv.applies_to(profile)]
+    summary: dict[str, Any] = {
+        "file": args.file,
+        "rules": profile,
+        "invariants": checked,
+        "not_applicable": skipped,
+        "max_turns": settings.max_turns,
+        "max_states": settings.max_states,
+        "complete": report.complete,
+        "states": report.states,
+        "transitions": report.transitions,
+        "max_depth": report.max_depth,
+        "terminal_states": report.terminal,
+        "deadlocks": report.deadlocks,
+        "frontier_states": report.frontier,
+        "seconds": round(report.seconds, 3),
+        "states_per_second": round(report.states_per_second),
+        "bytes_per_state": round(report.bytes_per_state, 1),
+        "workers": settings.workers,
+        "symmetry": None,
+        "violations": [_violation_summary(v, written.get(name))
+                       for name, v in report.violations.items()],
+    }
+    if plain is not None:
+        summary["symmetry"] = {
+            "states_without": plain.states,
+            "states_with": report.states,
+            "reduction": round(plain.states / report.states, 3) if report.states else None,
+            "same_verdict": sorted(plain.violations) == sorted(report.violations),
+        }
+    if graph_note:
+        summary["graph"] = graph_note
+    return summary
+
+
+def _violation_summary(v: Violation, path: Path | None) -> dict[str, Any]:
+    return {
+        "invariant": v.invariant.name,
+        "rule": v.invariant.rule,
+        "kind": v.invariant.kind,
+        "depth": v.depth,
+        "steps": [actions.to_step(a) for a in v.path],
+        "expect": v.witness,
+        "counterexample": str(path) if path else None,
+    }
+
+
+def _print_summary(summary: dict, out: TextIO) -> None:
+    done = "complete" if summary["complete"] else f"stopped at --max-states {summary['max_states']}"
+    out.write(f"== check {summary['file']} [rules: {summary['rules']}]\n")
+    out.write(f"explored: {done}, within {summary['max_turns']} turn change(s)\n")
+    for label, key in (("states", "states"), ("transitions", "transitions"),
+                       ("max depth", "max_depth"), ("terminal states", "terminal_states"),
+                       ("deadlocks", "deadlocks"), ("past --max-turns", "frontier_states"),
+                       ("seconds", "seconds"), ("states/second", "states_per_second"),
+                       ("bytes/state (key)", "bytes_per_state"), ("workers", "workers")):
+        out.write(f"  {label:<18} {summary[key]}\n")
+    sym = summary["symmetry"]
+    if sym:
+        out.write(f"  symmetry: {sym['states_without']} states without, {sym['states_with']} "
+                  f"with ({sym['reduction']}x), same verdict: {sym['same_verdict']}\n")
+    if summary.get("graph"):
+        out.write(f"  {summary['graph']}\n")
+    out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")
+    if summary["not_applicable"]:
+        out.write(f"not for this profile: {', '.join(summary['not_applicable'])}\n")
+    if not summary["violations"]:
+        out.write("no violation\n")
+    for v in summary["violations"]:
+        out.write(f"VIOLATED {v['invariant']} ({v['rule']}) after {v['depth']} step(s): "
+                  f"{v['counterexample']}\n")
+
+
+def _print_invariants(out: TextIO) -> None:
+    from .invariants import all_invariants
+
+    for inv in all_invariants():
+        scope = "" if len(inv.profiles) > 1 else f", profile {inv.profiles[0]} only"
+        out.write(f"{inv.name} [{inv.kind}, {inv.rule}{scope}]\n    {inv.doc}\n")
+
+
+if __name__ == "__main__":  # pragma: no cover - handy for profiling: python -m engine.check
+    from .cli import build_parser
+
+    parsed = build_parser().parse_args(["check", *sys.argv[1:]])
+    raise SystemExit(main(parsed, sys.stdout, sys.stderr))

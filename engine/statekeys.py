@@ -1,0 +1,222 @@
+"""State keys: a compact, hashable, canonical value of everything in a game state that
+affects the future, and the same with interchangeable units merged (``--symmetry``).
+
+The model checker's visited set holds these keys as bytes (:func:`stored_key`); see
+docs/model-checking.md, "The state key".
+"""
+
+from __future__ import annotations
+
+import marshal
+import zlib
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import Any
+
+from .runtime import Configuration, compiled
+from .state import GameState
+
+_config_codes: dict[tuple[str, Configuration], int] = {}
+_effect_tags: dict[int, tuple[Any, int]] = {}
+
+
+def _config_code(chart: str, config: Configuration) -> int:
+    """A configuration as a bit set over the chart's states: small, and the same number in
+    every process (bit positions follow the chart's document order)."""
+    code = _config_codes.get((chart, config))
+    if code is None:
+        states = compiled(chart).states
+        code = sum(1 << states[s].order for s in config)
+        _config_codes[(chart, config)] = code
+    return code
+
+
+def _effect_tag(effect: Any) -> int:
+    """A stable number for an effect mapping (a trigger's label does not say which of a unit's
+    triggers it is). Kept with its object so that its id is never reused."""
+    if effect is None:
+        return 0
+    entry = _effect_tags.get(id(effect))
+    if entry is None:
+        entry = (effect, zlib.crc32(repr(effect).encode()))
+        _effect_tags[id(effect)] = entry
+    return entry[1]
+
+
+def _configs_key(configs: dict[str, Configuration]) -> tuple[int, ...]:
+    """Every chart's configuration as its bit set (worked out once per combination of chart
+    keys and configurations: all are immutable, and few combinations occur)."""
+    combination = tuple(configs.items())
+    codes = _key_codes.get(combination)
+    if codes is None:
+        codes = _key_codes[combination] = tuple(
+            _config_code(key.partition(":")[0], config) for key, config in combination
+        )
+    return codes
+
+
+_key_codes: dict[tuple[tuple[str, Configuration], ...], tuple[int, ...]] = {}
+_by_order = attrgetter("order")
+# what the key holds of a unit and of a battlefield, read in one call each
+_unit_fields = attrgetter("id", "owner", "controller", "at", "exhausted", "stunned", "damage",
+                          "designation")
+_field_fields = attrgetter("controller", "applier", "scored")
+
+
+def state_key(s: GameState) -> tuple:
+    """A compact, hashable, canonical value of everything in ``s`` that affects the future.
+
+    Units are listed in board order, so their position stands for their order (only the
+    relative order matters: a unit entering the board always goes last). Static data (Might,
+    keywords, triggers, card texts, names) is fixed by ids and left out; so is the trace.
+    """
+    return (
+        s.units.derived(_units_key),
+        tuple(map(_field_fields, s.fields.values())),
+        _configs_key(s.configs),
+        _chain_key(s.chain),
+        tuple(tuple(sorted(c.id if c else "" for c in hand)) for hand in s.hands.values()),
+        _rest_key(s),
+    )
+
+
+def _units_key(units: dict[str, Any]) -> tuple:
+    return tuple(map(_unit_fields, sorted(units.values(), key=_by_order)))
+
+
+def stored_key(key: tuple) -> bytes:
+    """A state key as the explorer stores it: its tuples, strings, numbers, booleans and
+    Nones written out by ``marshal`` (format 2).
+
+    Equal keys give equal bytes whatever the objects' identities (format 2 shares nothing,
+    unlike pickle, which writes a string met twice as a reference to the first, and later
+    marshal formats), so the bytes made in different processes can be compared. (A key holds
+    no sets: the order their items are written in would not be canonical.) A key is about
+    440 bytes this way against about 2,400 as tuples in memory, and bytes hash and compare
+    fast, which is most of what the parent does with workers.
+    """
+    return marshal.dumps(key, 2)
+
+
+def _chain_key(chain: Iterable[Any]) -> tuple:
+    return tuple(
+        (i.kind, i.label, i.controller, i.targets, i.to, i.source, i.where,
+         _effect_tag(i.effect) if i.kind == "trigger" else 0)
+        for i in chain
+    )
+
+
+def _same(uid: Any) -> Any:
+    return uid
+
+
+def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
+    """The scalars, with unit ids passed through ``rn`` (a renaming, for symmetry)."""
+    pending = None
+    if s.pending:
+        p = s.pending
+        pending = (p["player"], p["kind"], tuple(map(rn, p["options"])), p.get("total"))
+    return (
+        s.turn_player, tuple(s.scores.values()), tuple(s.deck.values()), s.focus, s.priority,
+        s.passes, s.chain_begun_by, s.focus_at_chain_start, s.contest_at, s.attacker,
+        s.defender, s.winner, s.attackers_recalled, s.resolving, s.blocked_scoring, pending,
+        tuple(sorted((p, tuple(sorted((rn(u), n) for u, n in a.items())))
+                     for p, a in s.damage_plan.items())),
+        tuple((k, _chain_key([i])) for k, i in s.queued_triggers),
+    )
+
+
+class Symmetry:
+    """Units with equal static attributes and the same owner and controller are interchangeable;
+    a state's key lists them sorted by what they are doing, not by their ids.
+
+    Units that any effect names by id (cards, triggers, battlefield abilities) are never
+    interchangeable. Board order is kept among the units at each battlefield (it decides the
+    damage assignment there), not across locations: that is the reduction's one abstraction.
+    """
+
+    def __init__(self, start: GameState):
+        named = _named_ids(start)
+        groups: dict[tuple, list[str]] = {}
+        for unit in sorted(start.units.values(), key=_by_order):
+            if unit.id in named:
+                continue
+            static = (unit.owner, unit.controller, unit.might, unit.keywords, unit.triggers,
+                      unit.name)
+            groups.setdefault(static, []).append(unit.id)
+        self.classes = tuple(tuple(ids) for ids in groups.values() if len(ids) > 1)
+
+    def key(self, s: GameState) -> tuple:
+        if not self.classes:
+            return state_key(s)
+        return _renamed_key(s, self._renaming(s))
+
+    def _renaming(self, s: GameState) -> dict[str, str]:
+        names: dict[str, str] = {}
+        for ids in self.classes:
+            members = sorted(ids, key=lambda uid: _dynamic(s.units[uid]))
+            for old, new in zip(members, ids, strict=True):
+                if old != new:
+                    names[old] = new
+        return names
+
+
+def _dynamic(unit: Any) -> tuple:
+    return (unit.controller, unit.at, unit.exhausted, unit.stunned, unit.damage,
+            unit.designation or "", unit.order)
+
+
+def _named_ids(start: GameState) -> set[str]:
+    """Every string inside an effect, a target list or a chain item: the ids effects name."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                walk(getattr(value, name))
+
+    walk([list(start.hands.values()), [u.triggers for u in start.units.values()],
+          [f.abilities for f in start.fields.values()], start.chain])
+    return found & set(start.units)
+
+
+def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
+    def rn(uid: Any) -> Any:
+        return names.get(uid, uid) if isinstance(uid, str) else uid
+
+    def label(text: str) -> str:
+        source, sep, event = text.partition(":")
+        return rn(source) + sep + event if sep else rn(text)
+
+    units = tuple(sorted(
+        (rn(u.id), u.owner, u.controller, u.at, u.exhausted, u.stunned, u.damage, u.designation)
+        for u in s.units.values()
+    ))
+    board = tuple(
+        tuple(rn(u.id) for u in sorted(s.units.values(), key=_by_order) if u.at == bf)
+        for bf in s.fields
+    )
+    chain = tuple(
+        (i.kind, label(i.label), i.controller,
+         tuple(map(rn, i.targets)) if isinstance(i.targets, tuple) else i.targets,
+         i.to, rn(i.source), i.where,
+         _effect_tag(i.effect) if i.kind == "trigger" else 0)
+        for i in s.chain
+    )
+    return (
+        units,
+        board,
+        tuple(map(_field_fields, s.fields.values())),
+        _configs_key(s.configs),
+        chain,
+        tuple(tuple(sorted(rn(c.id) if c else "" for c in hand)) for hand in s.hands.values()),
+        _rest_key(s, rn),
+    )

@@ -1,0 +1,271 @@
+"""``--workers N``: the explorer's levels shared among forked worker processes.
+
+Level-synchronous, and a state stays in the worker process that found it: a worker answers a
+level with keys and small references (worker, handle), the parent decides which children are
+new, and tells each worker which of its children to keep and under which node. Only the states
+that move to even out the load between workers, and the start, are ever pickled. The parent
+merges results in the level's order, so any number of workers explores exactly as one does
+(docs/model-checking.md, "Workers").
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import pickle
+import signal
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator
+from functools import partial
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from .expansion import Expanded, Expansion, Keep, Settings
+from .state import GameState
+from .statekeys import Symmetry
+
+_RESULTS_PER_MESSAGE = 64  # a worker's results go to the parent in messages of this many states
+_BALANCE_SLACK = 8  # a worker may hold this many states (or 5%) above its share of a level
+# a worker that has finished its share takes half of what another still owes, if that is more
+# than this many states (moving a state costs about a fifth of expanding it)
+_STEAL_ABOVE = 2 * _RESULTS_PER_MESSAGE
+_DRAIN_EVERY = 16  # while merging, the parent reads what the workers have sent every so often
+
+
+def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
+                 symmetry: Symmetry | None) -> None:
+    """A worker process: holds states by node, expands the ones the parent names, and keeps
+    the children the parent says are new. Requests are served in the order they come."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    context = Expansion(settings, profile, symmetry)
+    gc.disable()  # see engine.explore.Explorer.run
+    held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
+    found: list[GameState] = []  # this level's children, by handle
+    handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
+    known: set[bytes] = set()  # the keys of the children of earlier levels: all are nodes
+
+    def keep(key: Any, child: GameState) -> tuple[int, int] | None:
+        if key in known:
+            return None
+        handle = handles.get(key)
+        if handle is None:
+            handle = handles[key] = len(found)
+            found.append(child)
+        return index, handle
+
+    try:
+        while True:
+            request, *args = conn.recv()
+            if request == "stop":
+                return
+            if request == "keep":  # the previous level's new nodes this worker found
+                for handle, node in args[0]:
+                    held[node] = found[handle]
+                known.update(handles)
+                found.clear()
+                handles.clear()
+            elif request == "adopt":
+                for node, data in args[0]:
+                    held[node] = pickle.loads(data)
+            elif request == "give":
+                conn.send([(node, _pickled(held.pop(node))) for node in args[0]])
+            elif request == "expand":
+                nodes, expand = args
+                _expand_share(conn, deque(nodes), held, partial(_expand_one, context, held,
+                                                                 expand, keep))
+            elif request == "steal":  # too late: this worker's share is done
+                conn.send(_Given([]))
+    except Exception as error:  # the parent raises it, as it would have in one process
+        conn.send(_WorkerError(error))
+
+
+def _expand_one(context: Expansion, held: dict[int, GameState], expand: bool, keep: Keep,
+                node: int) -> Expanded:
+    """A state's result, without the transitions the parent needs nothing of: those to a
+    state this worker found in an earlier level (the parent already made it a node, or,
+    past --max-states, expands nothing more) with no failure, unless a graph is drawn. The
+    parent only counts them: most transitions go to known states, and this halves what
+    workers send and what the parent merges."""
+    result = context.process(node, held.pop(node), expand, keep)
+    if context.graph:
+        return result
+    listed = [step for step in result.successors if step.child is not None or step.failures]
+    return result._replace(successors=listed,
+                           unlisted=len(result.successors) - len(listed))
+
+
+def _expand_share(conn: Connection, todo: deque[int], held: dict[int, GameState],
+                  process: Callable[[int], tuple]) -> None:
+    """Expand a worker's share of a level in order, sending the results every few states;
+    between two messages, if the parent asks (another worker has run out of work), give it
+    the last half of what is left to do."""
+    while todo:
+        part = [todo.popleft() for _ in range(min(_RESULTS_PER_MESSAGE, len(todo)))]
+        conn.send([process(node) for node in part])
+        if todo and conn.poll():
+            request = conn.recv()
+            assert request == ("steal",), request
+            given = [todo.pop() for _ in range(len(todo) // 2)]
+            conn.send(_Given([(node, _pickled(held.pop(node))) for node in reversed(given)]))
+
+
+class _Given:
+    """A worker's answer to "steal": (node, pickled state) pairs, in order; maybe none."""
+
+    def __init__(self, states: list[tuple[int, bytes]]):
+        self.states = states
+
+
+class _WorkerError:
+    """An exception raised in a worker, carried to the parent (as text if it cannot be)."""
+
+    def __init__(self, error: Exception):
+        try:
+            pickle.dumps(error)
+            self.error: Exception = error
+        except Exception:
+            self.error = RuntimeError("".join(traceback.format_exception(error)))
+
+
+def _pickled(state: GameState) -> bytes:
+    return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class Workers:
+    """N forked worker processes that keep the states they find (see the comment above)."""
+
+    def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None):
+        # forked where possible so that they start at once and share the parent's compiled
+        # charts (and any patched rules, which the mutation tests rely on)
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.conns: list[Connection] = []
+        self.processes: list[Any] = []
+        for index in range(settings.workers):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_worker_main, daemon=True,
+                                      args=(theirs, index, settings, profile, symmetry))
+            process.start()
+            theirs.close()
+            self.conns.append(mine)
+            self.processes.append(process)
+        # per worker, the children it found this level that became nodes: (handle, node)
+        self.kept: list[list[tuple[int, int]]] = [[] for _ in self.conns]
+        self.stealing: tuple[int, int] | None = None  # (victim, thief) of an open "steal"
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            process.join()
+
+    def found(self, node: int, child: tuple[int, int]) -> None:
+        """A child a worker found is new: that worker keeps it as ``node``."""
+        worker, handle = child
+        self.kept[worker].append((handle, node))
+
+    def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
+        """The results for a level's states, in the level's order."""
+        for conn, kept in zip(self.conns, self.kept, strict=True):
+            conn.send(("keep", kept))
+        self.kept = [[] for _ in self.conns]
+        shares = self._shares(level)
+        self._balance(shares)
+        for worker, nodes in enumerate(shares):
+            self.conns[worker].send(("expand", nodes, expand))
+        yield from self._in_order([node for node, _ in level], shares, expand)
+
+    def _shares(self, level: list[tuple[int, Any]]) -> list[list[int]]:
+        """Each worker's nodes of the level, in order: the ones it holds (the start state,
+        held by the parent, goes to the first worker)."""
+        shares: list[list[int]] = [[] for _ in self.conns]
+        for node, where in level:
+            if isinstance(where, GameState):
+                self.conns[0].send(("adopt", [(node, _pickled(where))]))
+                shares[0].append(node)
+            else:
+                shares[where[0]].append(node)
+        return shares
+
+    def _balance(self, shares: list[list[int]]) -> None:
+        """Move states from workers holding more than their share of the level to workers
+        holding less. A move costs a pickle and an unpickle, so only the excess moves; the
+        states moved are spread over the giver's part of the level, so that both keep
+        answering all along the level's order."""
+        total = sum(map(len, shares))
+        fair = -(-total // len(shares))
+        slack = max(_BALANCE_SLACK, fair // 20)
+        moving: list[tuple[int, bytes]] = []
+        for worker, nodes in enumerate(shares):
+            excess = len(nodes) - fair
+            if excess > slack:
+                step = len(nodes) / excess
+                chosen = {nodes[int(i * step)] for i in range(excess)}
+                self.conns[worker].send(("give", sorted(chosen)))
+                moving += self._receive(self.conns[worker])
+                shares[worker] = [n for n in nodes if n not in chosen]
+        for worker, nodes in enumerate(shares):
+            room = fair - len(nodes)
+            if room > 0 and moving:
+                taken, moving = moving[:room], moving[room:]
+                self.conns[worker].send(("adopt", taken))
+                nodes.extend(node for node, _ in taken)
+                nodes.sort()
+        assert not moving, "every state moved has found a worker"
+
+    def _in_order(self, order: list[int], shares: list[list[int]],
+                  expand: bool) -> Iterator[tuple]:
+        """Yield the results in ``order``, reading whichever worker has answered meanwhile
+        (so that no worker waits on a full pipe while the parent waits on another), and
+        letting a worker that has finished its share take over part of another's."""
+        owed = [len(nodes) for nodes in shares]  # results each worker still owes
+        ready: dict[int, tuple] = {}
+        for merged, node in enumerate(order):
+            while node not in ready:
+                self._read(owed, ready, expand)
+            if merged % _DRAIN_EVERY == 0:
+                # a worker that sends while the parent merges waits until it is read: read
+                # what has come meanwhile, so that none waits long
+                self._read(owed, ready, expand, timeout=0)
+            yield ready.pop(node)
+        while self.stealing:  # the answer to a late "steal" is empty: read it
+            self._read(owed, ready, expand)
+
+    def _read(self, owed: list[int], ready: dict[int, tuple], expand: bool,
+              timeout: float | None = None) -> None:
+        """Take in the messages the workers have sent (waiting for one unless ``timeout``),
+        then maybe ask a worker with much left to do to give half of it to one that has
+        nothing left."""
+        victim = self.stealing[0] if self.stealing else None
+        busy = [conn for worker, conn in enumerate(self.conns) if owed[worker] or worker == victim]
+        for conn in wait(busy, timeout):
+            worker = self.conns.index(conn)
+            message = self._receive(conn)
+            if isinstance(message, _Given):
+                thief = self.stealing[1]
+                self.stealing = None
+                if message.states:
+                    moved = len(message.states)
+                    owed[worker] -= moved
+                    owed[thief] += moved
+                    self.conns[thief].send(("adopt", message.states))
+                    self.conns[thief].send(("expand", [n for n, _ in message.states], expand))
+            else:
+                owed[worker] -= len(message)
+                ready.update((result.node, result) for result in message)
+        idle = [worker for worker, left in enumerate(owed) if not left]
+        victim = max(range(len(owed)), key=owed.__getitem__)
+        if idle and not self.stealing and owed[victim] > _STEAL_ABOVE:
+            self.conns[victim].send(("steal",))
+            self.stealing = (victim, idle[0])
+
+    @staticmethod
+    def _receive(conn: Connection) -> Any:
+        try:
+            message = conn.recv()
+        except EOFError:
+            raise RuntimeError("a worker process ended unexpectedly") from None
+        if isinstance(message, _WorkerError):
+            raise message.error
+        return message
