@@ -135,7 +135,7 @@ def check(s: GameState, action: Action) -> None:
 
 
 def _neutral_open_main(s: GameState) -> bool:
-    return s.chain_open and s.contest_at is None and s.phase == "main"
+    return s.neutral_open and s.phase == "main"
 
 
 def _may_move(s: GameState, player: str) -> bool:

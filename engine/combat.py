@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import permutations
 from typing import TYPE_CHECKING
 
-from . import effects, scoring
+from . import effects
 from .state import GameState, Unit, battlefield_key
 
 if TYPE_CHECKING:
@@ -138,23 +138,17 @@ def declare_result(table: Table, bf: str, rule: str) -> None:
     attackers, defenders = s.attacker in present, s.defender in present
     if s.attackers_recalled or attackers == defenders:
         table.say(f"Combat at {bf}: No Result", rule)
-        if attackers and defenders:
-            table.send(battlefield_key(bf), "restage_combat")
     elif attackers:
         table.say(f"Combat at {bf}: {s.attacker} (Attacker) won", rule)
     else:
         table.say(f"Combat at {bf}: {s.defender} (Defender) won", rule)
+    table.try_send(battlefield_key(bf), "restage_combat")  # if both sides remain
 
 
-def establish_control(table: Table, bf: str, rule: str) -> None:
-    """Task 3: the player with units there establishes control; with none it is uncontrolled."""
-    s = table.state
-    present = s.players_at(bf)
-    if len(present) == 1:
-        scoring.establish_control(table, bf, present[0], rule)
-    elif not present:
-        table.say(f"No units remain at {bf}", rule)
-        table.try_send(battlefield_key(bf), "vacate")
+def establish_control(table: Table, bf: str) -> None:
+    """Task 3: the player with units there establishes control; with none it is uncontrolled
+    (the battlefield chart's ``claim_after_combat`` decides which). Contested is cleared."""
+    table.try_send(battlefield_key(bf), "claim_after_combat")
     table.try_send(battlefield_key(bf), "clear_contested")
 
 

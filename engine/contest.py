@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import chain, scoring
+from . import chain
 from .state import GameState, battlefield_key
 
 if TYPE_CHECKING:
@@ -25,9 +25,8 @@ def showdowns_ready(s: GameState) -> list[str]:
 
 
 def combats_ready(s: GameState) -> list[str]:
-    """Cleanup step 9: only when no Showdown qualifies, staged Combats."""
-    if showdowns_ready(s):
-        return []
+    """Cleanup step 9: staged Combats, in setup order. Only when no Showdown qualifies: the
+    scheduler chart asks for them after its transitions for Showdowns, which then take none."""
     return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
 
 
@@ -117,14 +116,11 @@ def all_passed(table: Table) -> None:
 
 
 def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:
-    """rules.md 5.6: the only player with units there establishes control; it is Neutral first."""
+    """rules.md 5.6: it is Neutral first; then the only player with units there establishes
+    control if they do not control it (the battlefield chart's ``claim_after_showdown``)."""
     s = table.state
     s.contest_at = None
     table.say(f"The Showdown at {bf} ends", rule)
     table.send("scheduler", "contest_over")
-    present = s.players_at(bf)
-    if len(present) == 1 and present[0] != s.fields[bf].controller:
-        scoring.establish_control(table, bf, present[0], "S 184.4")
-    elif not present:
-        table.say(f"Nobody's units remain at {bf}; nobody claims it", "S 184.4")
+    table.try_send(battlefield_key(bf), "claim_after_showdown")
     table.try_send(battlefield_key(bf), "clear_contested")

@@ -61,7 +61,8 @@ class Table:
         return chosen
 
     def try_send(self, key: str, event: str, **args: Any) -> bool:
-        """Send ``event`` where the chart may not take it (Cleanup's checks); say if it did."""
+        """Send ``event`` where the chart may not take it (Cleanup's checks, the steps the game
+        runs on by itself, the end of a contest); say if it did."""
         return bool(self._dispatch(key, event, args))
 
     def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:

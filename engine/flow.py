@@ -25,26 +25,25 @@ def settle(table: Table) -> None:
 
 
 def _run_on(table: Table) -> None:
+    """Each step is an event the charts take only where it applies: ``deal_damage`` only in
+    a Combat's damage step, ``resolve_task`` only in its resolution, ``advance`` only outside
+    the Main phase. What stops the run is whatever needs a player."""
     s = table.state
     for _ in range(10_000):
         if s.winner or s.pending:
             return
-        if s.contest_at and "damage_step" in s.bf_config(s.contest_at):
+        if s.contest_at and table.try_send(battlefield_key(s.contest_at), "deal_damage"):
             # no priority window in the damage step, and no Cleanup before task 1 (11.5)
-            key = battlefield_key(s.contest_at)
-            table.send(key, "deal_damage")
-            table.send(key, "resolve_task")
+            table.send(battlefield_key(s.contest_at), "resolve_task")
             continue
         cleanup.run(table)
         if s.winner or s.pending or not s.chain_open:
             return
         if s.contest_at:
-            if "resolution" in s.bf_config(s.contest_at):
-                table.send(battlefield_key(s.contest_at), "resolve_task")
+            if table.try_send(battlefield_key(s.contest_at), "resolve_task"):
                 continue
             return  # the Focus holder acts
-        if s.phase != "main":
-            table.send("turn", "advance")
+        if table.try_send("turn", "advance"):
             continue
         s.priority = s.turn_player
         return

@@ -33,6 +33,10 @@ class Model:
     def guard(self, name: str) -> bool:
         return bool(getattr(self, name)())
 
+    def everyone_else_has_passed(self) -> bool:
+        """Every other player has passed in a row (Focus, CR 347; Priority, CR 332)."""
+        return self.state.passes + 1 >= len(self.state.players)
+
     @property
     def rule(self) -> str:
         return self.transition.rule if self.transition else ""
@@ -66,6 +70,15 @@ class BattlefieldModel(Model):
     def controller_has_no_units_here(self) -> bool:
         controller = self.f.controller
         return controller is not None and controller not in self.state.players_at(self.bf)
+
+    def one_player_has_units_here(self) -> bool:
+        return len(self.state.players_at(self.bf)) == 1
+
+    def controller_alone_has_units_here(self) -> bool:
+        return self.state.players_at(self.bf) == (self.f.controller,)
+
+    def nobody_has_units_here(self) -> bool:
+        return not self.state.players_at(self.bf)
 
     def control_is_frozen(self) -> bool:
         if self.state.profile == "seed":
@@ -114,9 +127,25 @@ class BattlefieldModel(Model):
     # --- actions: control and Contested ----------------------------------------------------
 
     def take_control_of_battlefield(self) -> None:
-        player = self.args["player"]
+        self._establish_control(self.args["player"])
+
+    def establish_control_for_sole_player(self) -> None:
+        (player,) = self.state.players_at(self.bf)
+        self._establish_control(player)
+        scoring.conquer(self.table, self.bf, player)
+
+    def _establish_control(self, player: str) -> None:
         self.table.update_field(self.bf, controller=player)
         self.say(f"{self.bf}: {player} establishes control")
+
+    def keep_control(self) -> None:
+        self.say(f"{self.bf}: {self.f.controller} keeps control; keeping control is not conquering")
+
+    def note_nobody_claims(self) -> None:
+        self.say(f"Nobody's units remain at {self.bf}; nobody claims it")
+
+    def note_no_units_remain(self) -> None:
+        self.say(f"No units remain at {self.bf}")
 
     def lose_control_of_battlefield(self) -> None:
         why = ""
@@ -197,7 +226,7 @@ class BattlefieldModel(Model):
         combat.declare_result(self.table, self.bf, self.rule)
 
     def establish_control_after_combat(self) -> None:
-        combat.establish_control(self.table, self.bf, self.rule)
+        combat.establish_control(self.table, self.bf)
 
     def skip_control(self) -> None:
         self.say(f"{self.bf}: a contest is staged there again; control is not settled yet")
@@ -214,9 +243,6 @@ class FocusModel(Model):
 
     def seed_keeps_focus(self) -> bool:
         return self.state.profile == "seed"
-
-    def everyone_else_has_passed(self) -> bool:
-        return self.state.passes + 1 >= len(self.state.players)
 
     def give_focus_to_applier(self) -> None:
         applier = self.state.fields[self.state.contest_at].applier
@@ -264,9 +290,6 @@ class FocusModel(Model):
 class PriorityModel(Model):
     __slots__ = ()
 
-    def everyone_else_has_passed(self) -> bool:
-        return self.state.passes + 1 >= len(self.state.players)
-
     def chain_is_empty(self) -> bool:
         return not self.state.chain
 
@@ -301,7 +324,7 @@ class SchedulerModel(Model):
     __slots__ = ()
 
     def neutral_open(self) -> bool:
-        return self.state.chain_open and self.state.contest_at is None
+        return self.state.neutral_open
 
     def several_showdowns_qualify(self) -> bool:
         return len(contest.showdowns_ready(self.state)) > 1

@@ -40,6 +40,7 @@ from typing import Any, NoReturn
 import yaml
 
 from engine.errors import ScenarioError
+from engine.state import PHASES
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 50
@@ -66,7 +67,6 @@ SHOWDOWN_KINDS = ("non-combat", "combat")
 STAGED_KINDS = ("showdown", "combat")
 DESIGNATIONS = ("attacker", "defender")
 CHOICE_KINDS = ("battlefield", "damage")
-PHASES = ("awaken", "beginning", "draw", "main", "ending")
 EXPECT_KEYS = (
     "state", "showdown", "focus", "priority", "chain", "control", "contested", "staged",
     "score", "scored_this_turn", "units", "hand", "pending_choice", "winner", "turn",

@@ -5,23 +5,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain
-from .state import GameState, battlefield_key
+from .state import GameState
 
 if TYPE_CHECKING:
     from .core import Table
 
 
-def establish_control(table: Table, bf: str, player: str, rule: str) -> None:
-    """``player`` establishes control at the end of a contest; a Conquer if not scored yet.
+def conquer(table: Table, bf: str, player: str) -> None:
+    """``player`` has just established control at the end of a contest (the battlefield
+    chart's ``claim_after_showdown`` and ``claim_after_combat``): a Conquer if not scored yet.
 
     Not blocked by the freeze of S 184.3.c: control and Contested change together (11.6).
     """
     s = table.state
-    previous = s.fields[bf].controller
-    if previous == player:
-        table.say(f"{bf}: {player} keeps control; keeping control is not conquering", rule)
-        return
-    table.send(battlefield_key(bf), "establish_control", player=player)
     if blocked(s, bf, player):
         table.say(
             f"{player} cannot score {bf} this turn: a teammate controlled it at the Beginning",

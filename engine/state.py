@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 from .runtime import Configuration, compiled
 
 OFF_BOARD = ("hand", "trash")
+#: The turn's phases: the turn chart's top-level states, in the chart's order (CR 314-319)
+PHASES: tuple[str, ...] = compiled("turn").root_ids
 T = TypeVar("T")
 
 
@@ -239,7 +241,7 @@ class GameState:
     @property
     def phase(self) -> str:
         config = self.configs["turn"]
-        for phase in ("awaken", "beginning", "draw", "main", "ending"):
+        for phase in PHASES:
             if phase in config:
                 return phase
         raise AssertionError(f"turn chart in no phase: {sorted(config)}")
@@ -247,6 +249,11 @@ class GameState:
     @property
     def chain_open(self) -> bool:
         return "open" in self.configs["priority"]
+
+    @property
+    def neutral_open(self) -> bool:
+        """Neutral Open (CR 309): no Chain exists and no contest is active."""
+        return self.chain_open and self.contest_at is None
 
     def team_of(self, player: str) -> tuple[str, ...]:
         if self.teams:

@@ -30,7 +30,68 @@ class Battlefield(RiftChart):
                     on="lose_control_of_battlefield",
                 ),
             )
-            vacate = cite("CR 460", controlled.to(uncontrolled, on="lose_control_of_battlefield"))
+            # the end of a non-combat Showdown (rules.md 5.6): the only player with units there
+            # establishes control if they do not control it; with nobody there nobody claims it
+            claim_after_showdown = (
+                cite(
+                    "S 184.4",
+                    uncontrolled.to(
+                        controlled,
+                        cond="one_player_has_units_here",
+                        on="establish_control_for_sole_player",
+                    ),
+                )
+                | cite(
+                    "S 184.4",
+                    controlled.to.itself(
+                        cond=["one_player_has_units_here", "controller_has_no_units_here"],
+                        on="establish_control_for_sole_player",
+                    ),
+                )
+                | cite(
+                    "S 184.4",
+                    uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
+                )
+                | cite(
+                    "S 184.4",
+                    controlled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
+                )
+            )
+            # combat resolution task 3: the player with units there establishes control (keeping
+            # it is not conquering); with no units there the battlefield becomes uncontrolled
+            claim_after_combat = (
+                cite(
+                    "S 184.4",
+                    uncontrolled.to(
+                        controlled,
+                        cond="one_player_has_units_here",
+                        on="establish_control_for_sole_player",
+                    ),
+                )
+                | cite(
+                    "S 184.4",
+                    controlled.to.itself(
+                        cond=["one_player_has_units_here", "controller_has_no_units_here"],
+                        on="establish_control_for_sole_player",
+                    ),
+                )
+                | cite(
+                    "CR 460",
+                    controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control"),
+                )
+                | cite(
+                    "CR 460",
+                    controlled.to(
+                        uncontrolled,
+                        cond="nobody_has_units_here",
+                        on=["note_no_units_remain", "lose_control_of_battlefield"],
+                    ),
+                )
+                | cite(
+                    "CR 460",
+                    uncontrolled.to.itself(cond="nobody_has_units_here", on="note_no_units_remain"),
+                )
+            )
 
         class contest_status(State.Compound):
             """Contested, and who applied it (S 184.3)."""
@@ -167,7 +228,10 @@ class Battlefield(RiftChart):
                 ),
             )
             restage_combat = cite(
-                "CR 460", combat_unstaged.to(combat_staged, on="note_combat_staged")
+                "CR 460",
+                combat_unstaged.to(
+                    combat_staged, cond="both_sides_remain", on="note_combat_staged"
+                ),
             )
             open_combat = cite("CR 323", combat_staged.to(combat_unstaged))
             convert_to_combat = cite(

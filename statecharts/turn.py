@@ -6,8 +6,8 @@ from .base import RiftChart, cite
 
 
 class Turn(RiftChart):
-    main = State(initial=True)
-    ending = State()
+    # the phases in the order a turn goes through them; a game (a scenario's setup) starts in
+    # the turn player's Main phase
     awaken = State()
 
     class beginning(State.Compound):
@@ -15,6 +15,8 @@ class Turn(RiftChart):
         hold_scoring = State()
 
     draw = State()
+    main = State(initial=True)
+    ending = State()
 
     end_turn = cite("CR 318", main.to(ending, on="expire_turn_effects"))
     advance = (

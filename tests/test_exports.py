@@ -111,7 +111,9 @@ def test_graph_node_attributes_on_the_battlefield():
     assert graph.nodes["battlefield"]["initial"] is True
     check = graph.get_edge_data("controlled", "uncontrolled")
     guards = sorted(data["guard"] for data in check.values())
-    assert guards == ["", "controller_has_no_units_here and not control_is_frozen"]
+    assert guards == [
+        "controller_has_no_units_here and not control_is_frozen", "nobody_has_units_here"
+    ]
 
 
 # --- (2) deterministic DOT and Mermaid -----------------------------------------------------
