@@ -145,7 +145,8 @@ def run_explorer(path: Path, **settings: Any) -> dict[str, Any]:
         "cpu_seconds": round(cpu, 2),
         "workers_cpu_seconds": round(workers_cpu, 2),
         "states_per_s": round(report.states_per_second),
-        "states_per_cpu_s": round(report.states / cpu) if cpu else None,
+        # every process's CPU: the parent's and, with --workers, the workers'
+        "states_per_cpu_s": round(report.states / (cpu + workers_cpu)) if cpu else None,
         "bytes_per_state": round(report.bytes_per_state, 1),
         "violations": sorted(report.violations),
     }
