@@ -7,21 +7,22 @@ the field as a dotted path (``units[2].might``, ``steps[3].move.to``; list index
 and, for YAML input, the line.
 
 YAML is parsed with a subclass of ``yaml.SafeLoader`` that builds nothing but mappings, lists,
-strings, numbers, booleans and nulls, and that refuses duplicate keys, aliases and any tag that
-would construct another kind of object.
+strings, numbers, booleans and nulls, and that refuses duplicate keys and any tag that would
+construct another kind of object. Anchors, aliases and merge keys (``<<: *card``) work as YAML
+says, within the limits below.
 
 Limits, so that a hostile file costs little to refuse:
 
 - ``MAX_FILE_BYTES``: a file (or text) of at most 1 MiB;
 - ``MAX_DEPTH``: mappings and lists nested at most 50 deep (checked while the YAML is composed,
   before anything deeper is built, and without recursion for dict input);
-- ``MAX_NODES``: at most 1,000,000 values in a dict given directly (YAML files are already bounded
-  by their size, since aliases are refused);
+- ``MAX_NODES``: at most 1,000,000 values, in a dict given directly or in a YAML file once its
+  aliases are expanded (which rules out "billion laughs" expansion);
 - ``MAX_STEPS``: at most 10,000 steps;
 - ``MAX_INT``: every count (might, damage, scores, deck, victory_score, effect amounts, assigned
   damage) is an integer (not a boolean) from 0 to 1,000,000; victory_score from 1;
-- YAML aliases (``*name``) are refused outright: that rules out "billion laughs" expansion.
-  Anchors alone are harmless and allowed.
+- ``MAX_DEPTH`` holds for what aliases build too (an alias inside its own anchor is refused
+  by it).
 
 An optional setup key given as ``null`` takes its default (a battlefield's ``controller: null``
 means nobody, a play step's ``to: null`` means no destination).
@@ -282,6 +283,7 @@ class _List(list):
 
 _TAG = "tag:yaml.org,2002:"
 _MAP_TAG = _TAG + "map"
+_MERGE_TAG = _TAG + "merge"
 _SEQ_TAG = _TAG + "seq"
 _SCALAR_TAGS = frozenset(
     _TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp"))
@@ -292,7 +294,8 @@ def _line(mark: Any) -> int | None:
 
 
 class _ScenarioLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses aliases, deep nesting, duplicate keys and object tags.
+    """``yaml.SafeLoader`` that refuses deep nesting, too many values, duplicate keys and object
+    tags.
 
     It builds :class:`_Map` and :class:`_List` containers that remember their lines. Only the
     plain YAML types are built: mappings, sequences, strings, ints, floats, booleans, nulls and
@@ -303,13 +306,12 @@ class _ScenarioLoader(yaml.SafeLoader):
         super().__init__(stream)
         self.label = label
         self.depth = 0
+        self.built = 0  # values built, aliases counted as many times as they are used
 
     def fail(self, field: str, message: str, line: int | None) -> NoReturn:
         raise ScenarioError(self.label, field or "<root>", message, line)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            self.fail("<yaml>", "YAML aliases are not allowed", _line(self.peek_event().start_mark))
         if not self.check_event(yaml.events.CollectionStartEvent):
             return super().compose_node(parent, index)
         if self.depth >= MAX_DEPTH:
@@ -322,32 +324,26 @@ class _ScenarioLoader(yaml.SafeLoader):
             self.depth -= 1
 
     def construct_document(self, node: yaml.Node) -> Any:
-        return self.build(node, "")
+        return self.build(node, "", 0)
 
-    def build(self, node: yaml.Node, path: str) -> Any:
-        """Build ``node`` (at most ``MAX_DEPTH`` deep, so the recursion is bounded)."""
+    def build(self, node: yaml.Node, path: str, depth: int) -> Any:
+        """Build ``node``: at most ``MAX_DEPTH`` deep (so the recursion is bounded, aliases
+        included) and ``MAX_NODES`` values in all."""
         line = _line(node.start_mark)
+        self.built += 1
+        if self.built > MAX_NODES:
+            self.fail(path, f"more than {MAX_NODES} values (aliases counted each time they are "
+                      "used)", line)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and depth >= MAX_DEPTH:
+            self.fail(path, f"mappings and lists nested deeper than {MAX_DEPTH} levels", line)
         if isinstance(node, yaml.MappingNode):
-            self.check_tag(node, _MAP_TAG, path)
-            mapping = _Map(line)
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    self.fail(path, "a mapping key must be a plain value",
-                              _line(key_node.start_mark))
-                key = self.build(key_node, path)
-                key_path = _join(path, key)
-                key_line = _line(key_node.start_mark)
-                if key in mapping:
-                    self.fail(key_path, f"duplicate key {key!r}", key_line)
-                mapping.key_lines[key] = key_line
-                mapping[key] = self.build(value_node, key_path)
-            return mapping
+            return self.build_mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):
             self.check_tag(node, _SEQ_TAG, path)
             items = _List(line)
             for index, item_node in enumerate(node.value):
                 items.item_lines.append(_line(item_node.start_mark))
-                items.append(self.build(item_node, f"{path}[{index}]"))
+                items.append(self.build(item_node, f"{path}[{index}]", depth + 1))
             return items
         if node.tag not in _SCALAR_TAGS:
             self.check_tag(node, "", path)
@@ -360,6 +356,38 @@ class _ScenarioLoader(yaml.SafeLoader):
         if isinstance(value, str) and _SURROGATE.search(value):
             value = self.join_surrogates(value, path, line)
         return value
+
+    def build_mapping(self, node: yaml.MappingNode, path: str, depth: int) -> _Map:
+        """A mapping; its merge keys (``<<: *anchor`` or ``<<: [*a, *b]``) add the keys of the
+        mappings they name that it does not give itself, the first named first (YAML 1.1's
+        merge key). A key given twice in the mapping itself is an error."""
+        self.check_tag(node, _MAP_TAG, path)
+        mapping = _Map(_line(node.start_mark))
+        merged: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.fail(path, "a mapping key must be a plain value", _line(key_node.start_mark))
+            if key_node.tag == _MERGE_TAG:
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [
+                    value_node]
+                merged += sources
+                continue
+            key = self.build(key_node, path, depth + 1)
+            key_path = _join(path, key)
+            key_line = _line(key_node.start_mark)
+            if key in mapping:
+                self.fail(key_path, f"duplicate key {key!r}", key_line)
+            mapping.key_lines[key] = key_line
+            mapping[key] = self.build(value_node, key_path, depth + 1)
+        for source in merged:
+            if not isinstance(source, yaml.MappingNode):
+                self.fail(path, "a merge key (<<) names mappings only", _line(source.start_mark))
+            given = self.build_mapping(source, path, depth)
+            for key, value in given.items():
+                if key not in mapping:
+                    mapping.key_lines[key] = given.key_lines[key]
+                    mapping[key] = value
+        return mapping
 
     def join_surrogates(self, value: str, path: str, line: int | None) -> str:
         """JSON writes a character outside the Basic Multilingual Plane as two escapes

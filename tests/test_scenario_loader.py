@@ -899,15 +899,51 @@ def test_object_tags_are_refused(tmp_path: Path, text: str) -> None:
     assert error.line == 1
 
 
-def test_aliases_are_refused(tmp_path: Path) -> None:
-    text = FORMAT_EXAMPLE.replace("players: [P1, P2]", "players: &who [P1, P2]\nteams: *who")
-    error = rejected_text(tmp_path, text)
-    assert (error.field, error.message, error.line) == (
-        "<yaml>", "YAML aliases are not allowed", 3)
+ALIASES = """\
+name: anchors, aliases and merge keys
+players: [P1, P2]
+battlefields: [{id: A}, {id: B}]
+units:
+  - &unit {id: U1, controller: P1, might: 2, at: base}
+  - {<<: *unit, id: U2, might: 3}
+hands:
+  P1:
+    - &stun {id: S1, type: spell, timing: action, effect: {stun: {}}}
+  P2:
+    - {<<: [*stun], id: S2, timing: reaction}
+steps:
+  - expect: &idle {state: neutral-open, chain: []}
+  - move: {player: P1, units: [U1, U2], to: A}
+  - expect: {units: {U2: {might: 3, at: A}}}
+"""
+
+
+def test_anchors_aliases_and_merge_keys_work_as_yaml_says(tmp_path: Path) -> None:
+    """A scenario is a YAML file: an alias repeats its anchor's value, a merge key (<<) adds
+    the keys of the mappings it names that the mapping does not give itself."""
+    scenario = load_scenario(write(tmp_path, ALIASES))
+    u1, u2 = scenario.units
+    assert (u1.id, u1.might, u2.id, u2.might, u2.controller) == ("U1", 2, "U2", 3, "P1")
+    (s1,), (s2,) = scenario.hands["P1"], scenario.hands["P2"]
+    assert (s2.id, s2.timing, s2.effect) == ("S2", "reaction", s1.effect)
+
+
+def test_billion_laughs_and_recursive_aliases_are_refused(tmp_path: Path) -> None:
     laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n"
         for i in range(9))
-    assert rejected_text(tmp_path, laughs).message == "YAML aliases are not allowed"
+    error = rejected_text(tmp_path, laughs)
+    assert "more than 1000000 values" in error.message
+    recursive = FORMAT_EXAMPLE + "loop: &loop [*loop]\n"
+    assert "nested deeper" in rejected_text(tmp_path, recursive).message
+
+
+def test_a_key_given_twice_is_refused_even_beside_a_merge(tmp_path: Path) -> None:
+    twice = ALIASES.replace("{<<: *unit, id: U2, might: 3}", "{<<: *unit, id: U2, id: U3}")
+    error = rejected_text(tmp_path, twice)
+    assert (error.field, error.message) == ("units[1].id", "duplicate key 'id'")
+    scalar = ALIASES.replace("{<<: *unit, id: U2, might: 3}", "{<<: U1, id: U2}")
+    assert "merge key" in rejected_text(tmp_path, scalar).message
 
 
 def test_deep_nesting_is_refused(tmp_path: Path) -> None:
