@@ -462,7 +462,7 @@ def _plays(s: GameState, player: str, card: Card) -> list[Action]:
     if card.type == "unit":
         return [Play(player, card.id, (), to) for to in [None, *s.fields]]
     wants_targets, wants_to = needs(card.effect)
-    on_board = [u.id for u in sorted(s.units.values(), key=lambda u: u.order) if u.on_board]
+    on_board = [u.id for u in s.units_in_board_order() if u.on_board]
     target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
     destinations = {NO: [None], MAY: [None, *places], MUST: places}[wants_to]
     return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
@@ -471,7 +471,7 @@ def _plays(s: GameState, player: str, card: Card) -> list[Action]:
 def _moves(s: GameState) -> list[Action]:
     mine = [
         u.id
-        for u in sorted(s.units.values(), key=lambda u: u.order)
+        for u in s.units_in_board_order()
         if u.on_board and u.controller == s.turn_player and not u.exhausted
     ]
     found: list[Action] = []

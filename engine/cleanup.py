@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from . import chain, contest, effects, scoring
-from .state import GameState, Unit, battlefield_key
+from .state import GameState, Unit, battlefield_key, by_board_order
 
 if TYPE_CHECKING:
     from .core import Table
@@ -48,10 +48,6 @@ def run(table: Table) -> None:
     raise RuntimeError("Cleanup did not reach a fixed point")
 
 
-def _by_order(unit: Unit) -> int:
-    return unit.order
-
-
 def _lethal_damage(table: Table) -> bool:
     """Step 3: units with lethal damage die; combat damage waits for resolution (11.5)."""
     s = table.state
@@ -62,8 +58,8 @@ def _lethal_damage(table: Table) -> bool:
     dying = [
         u.id
         for u in sorted(
-            (u for u in s.units.values() if u.damage > 0 and u.damage >= u.might and u.on_board),
-            key=_by_order,
+            (u for u in s.units.values() if u.has_lethal_damage() and u.on_board),
+            key=by_board_order,
         )
     ]
     for uid in dying:

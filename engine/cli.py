@@ -11,6 +11,7 @@ from pathlib import Path
 from statecharts import CHARTS
 
 from . import diagrams, graphs, runner, scxml
+from .state import PROFILES
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -79,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run scenario files and print their traces")
     run.add_argument("files", nargs="+")
     run.add_argument("--json", action="store_true", help="one JSON object per step")
-    run.add_argument("--rules", choices=["seed", "cr-1.4"], help="override the rules profile")
+    run.add_argument("--rules", choices=PROFILES, help="override the rules profile")
     run.add_argument(
         "--diagrams", metavar="DIR", help="write lit charts per step and a step-through page"
     )
@@ -94,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", nargs="?")
     check.add_argument("--list", action="store_true", help="list the invariants and exit")
     check.add_argument("--invariant", action="append", metavar="NAME", help="default: all")
-    check.add_argument("--rules", choices=["seed", "cr-1.4"])
+    check.add_argument("--rules", choices=PROFILES)
     check.add_argument("--max-turns", type=int, default=1)
     check.add_argument("--max-states", type=int, default=200_000)
     check.add_argument("--symmetry", action="store_true")
@@ -110,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")
-    demo.add_argument("--rules", choices=["seed", "cr-1.4"])
+    demo.add_argument("--rules", choices=PROFILES)
     demo.set_defaults(func=_cmd_demo)
 
     dia = sub.add_parser("diagrams", help="write every chart as a diagram")

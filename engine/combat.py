@@ -117,8 +117,8 @@ def kill_heal_and_recall(table: Table, bf: str, rule: str) -> None:
     """Task 1: kill units with lethal damage, heal all, recall attackers if defenders remain."""
     s = table.state
     table.say(f"Combat resolution at {bf}, task 1: combat cleanup", rule)
-    for unit in sorted(s.units.values(), key=lambda u: u.order):
-        if unit.on_board and unit.damage > 0 and unit.damage >= unit.might:
+    for unit in s.units_in_board_order():
+        if unit.on_board and unit.has_lethal_damage():
             effects.die(table, unit.id, rule)
     for unit in list(s.units.values()):
         if unit.on_board and unit.damage:

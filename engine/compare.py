@@ -12,8 +12,8 @@ from typing import TextIO
 from .errors import ScenarioError
 from .runner import INVALID, OK, RunResult, describe, run_scenario
 from .scenario import load_scenario
+from .state import PROFILES
 
-PROFILES = ("seed", "cr-1.4")
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .models import model_factory
 from .runtime import CompiledChart, FastRuntime, Transition, compiled
-from .state import Field, GameState, Unit, battlefield_key
+from .state import Field, GameState, Unit, battlefield_key, chart_of
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,6 @@ _routes: dict[str, _Route] = {}
 
 
 def _new_route(key: str) -> _Route:
-    name = key.split(":", 1)[0]
+    name = chart_of(key)
     route = _routes[key] = _Route(name, compiled(name), model_factory(key))
     return route

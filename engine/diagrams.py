@@ -50,13 +50,11 @@ def _children(chart: CompiledChart, state_id: str | None) -> list[str]:
     return list(chart.states[state_id].children)
 
 
-def _initial_root(chart: CompiledChart) -> str:
-    return next(s for s in chart.root_ids if s in chart.initial)
-
-
-def _in_parallel(chart: CompiledChart, state_id: str) -> bool:
-    parent = chart.states[state_id].parent
-    return parent is not None and chart.states[parent].kind == "parallel"
+def _initial_child(chart: CompiledChart, state_id: str | None) -> str | None:
+    """The child entered by default; ``None`` stands for the chart itself."""
+    if state_id is None:
+        return chart.initial_root
+    return chart.states[state_id].initial
 
 
 # --- DOT ----------------------------------------------------------------------------------
@@ -99,7 +97,7 @@ def _dot_state(
 ) -> list[str]:
     info = chart.states[state_id]
     pad = INDENT * depth
-    if info.kind == "atomic" and not _in_parallel(chart, state_id):
+    if info.kind == "atomic" and not chart.in_parallel(state_id):
         return [f"{pad}{_q(state_id)} [{_atomic_style(state_id in active)}];"]
     lines = [f"{pad}subgraph {_q('cluster_' + state_id)} {{"]
     lines += [f"{pad}{INDENT}{attr};" for attr in _cluster_attributes(chart, state_id, active)]
@@ -126,7 +124,7 @@ def _cluster_attributes(chart: CompiledChart, state_id: str, active: frozenset[s
     if info.kind == "parallel":
         label = f"{state_id} (parallel)"
     style = ["rounded", "filled"]
-    if _in_parallel(chart, state_id):
+    if chart.in_parallel(state_id):
         # the orthogonal regions of a parallel state: dashed frames, named as regions
         label = f"region: {state_id}"
         style.append("dashed")
@@ -148,7 +146,7 @@ def _dot_initial_marker(chart: CompiledChart, parent: str | None, depth: int) ->
     """The small point that marks the initial child of ``parent`` (of the chart if None)."""
     if parent is not None and chart.states[parent].kind != "compound":
         return []  # a parallel state enters every region; an atomic one has no children
-    initial = _initial_root(chart) if parent is None else chart.states[parent].initial
+    initial = _initial_child(chart, parent)
     marker = _marker_id(parent)
     pad = INDENT * depth
     edge = [f"lhead={_q('cluster_' + initial)}"] if _is_cluster(chart, initial) else []
@@ -166,7 +164,7 @@ def _marker_id(parent: str | None) -> str:
 
 
 def _is_cluster(chart: CompiledChart, state_id: str) -> bool:
-    return chart.states[state_id].kind != "atomic" or _in_parallel(chart, state_id)
+    return chart.states[state_id].kind != "atomic" or chart.in_parallel(state_id)
 
 
 def _representative(chart: CompiledChart, state_id: str) -> str:
@@ -246,11 +244,9 @@ def _mermaid_body(
     pad = INDENT * depth
     lines = []
     if parent is None or chart.states[parent].kind == "compound":
-        initial = _initial_root(chart) if parent is None else chart.states[parent].initial
-        lines.append(f"{pad}[*] --> {initial}")
-    parallel = parent is not None and chart.states[parent].kind == "parallel"
+        lines.append(f"{pad}[*] --> {_initial_child(chart, parent)}")
     for index, child in enumerate(_children(chart, parent)):
-        if parallel and index:
+        if index and chart.in_parallel(child):  # the regions of a parallel state
             lines.append(f"{pad}--")
         lines += _mermaid_state(chart, child, placed, depth)
     for transition in placed.get(parent, ()):

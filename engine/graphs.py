@@ -59,8 +59,7 @@ def region_of(chart: CompiledChart, state_id: str) -> str:
     """The orthogonal region ``state_id`` lives in: the innermost ancestor-or-self whose
     parent is a parallel state, or ``''`` outside any parallel state."""
     for state in chart.ancestors(state_id):
-        parent = chart.states[state].parent
-        if parent is not None and chart.states[parent].kind == "parallel":
+        if chart.in_parallel(state):
             return state
     return ""
 
@@ -82,7 +81,7 @@ def _is_initial_child(chart: CompiledChart, state_id: str) -> bool:
     parent = chart.states[state_id].parent
     if parent is None:
         # a top-level state is initial when the chart starts in it
-        return state_id in chart.initial
+        return state_id == chart.initial_root
     return chart.states[parent].initial == state_id
 
 

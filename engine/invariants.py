@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import Action, Add
-from .state import GameState, battlefield_key
+from .state import PROFILES, GameState, battlefield_key
 from .view import view
 
 Witness = Callable[[GameState, GameState | None], dict[str, Any]]
@@ -33,7 +33,7 @@ class Invariant:
     kind: str  # "state" or "transition"
     holds: Callable[..., bool]
     witness: Witness
-    profiles: tuple[str, ...] = ("seed", "cr-1.4")
+    profiles: tuple[str, ...] = PROFILES
     doc: str = field(default="", compare=False)
 
     def applies_to(self, profile: str) -> bool:
@@ -58,7 +58,7 @@ def _register(
     rule: str,
     kind: str,
     witness: Witness,
-    profiles: tuple[str, ...] = ("seed", "cr-1.4"),
+    profiles: tuple[str, ...] = PROFILES,
 ) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
     def decorate(fn: Callable[..., bool]) -> Callable[..., bool]:
         doc = " ".join((fn.__doc__ or "").split())
@@ -110,7 +110,7 @@ def _units_where(test: Callable[[GameState, str], bool]) -> Witness:
         bad = {bf for bf in child.fields if not test(child, bf)}
         units = {
             u.id: {"at": u.at, "controller": u.controller}
-            for u in sorted(child.units.values(), key=lambda u: u.order)
+            for u in child.units_in_board_order()
             if u.at in bad
         }
         return {"units": units}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, contest, scoring, turn
 from .runtime import Transition
-from .state import battlefield_key
+from .state import battlefield_key, chart_of
 
 if TYPE_CHECKING:
     from .core import Table
@@ -377,7 +377,7 @@ class TurnModel(Model):
 
 def model_factory(key: str) -> Callable[[Table, dict[str, Any]], Model]:
     """How to make the model of the chart at ``key`` for one event (the key is fixed)."""
-    if key.startswith("battlefield:"):
+    if chart_of(key) == "battlefield":
         bf = key.split(":", 1)[1]
         return lambda table, args: BattlefieldModel(table, bf, args, key)
     return _MODELS[key]

@@ -72,7 +72,9 @@ class CompiledChart:
         self._by_state_event: dict[tuple[str, str], list[Transition]] = {}
         for t in self.transitions:
             self._by_state_event.setdefault((t.source, t.event), []).append(t)
-        self.initial = self._enter_defaults(self._initial_root())
+        #: the top-level state the chart starts in
+        self.initial_root: str = next(s for s in self.root_ids if cls.states_map[s].initial)
+        self.initial = self._enter_defaults(self.initial_root)
         self._step_cache: dict[tuple[Configuration, tuple[int, ...]], Configuration] = {}
         self._plans: dict[tuple[Configuration, str], tuple] = {}
         # per (configuration, event): the outcome when no guard is asked, None when guards decide
@@ -97,7 +99,7 @@ class CompiledChart:
         for t in state.transitions:
             if t.initial:
                 continue
-            guards = tuple((str(spec).lstrip("!"), bool(spec.expected_value)) for spec in t.cond)
+            guards = _guard_specs(t.cond)
             actions = tuple(str(spec) for spec in t.on if not spec.is_convention)
             for event in t.events:
                 self.transitions.append(
@@ -114,9 +116,6 @@ class CompiledChart:
                     )
                 )
 
-    def _initial_root(self) -> str:
-        return next(s for s in self.root_ids if self.cls.states_map[s].initial)
-
     def _enter_defaults(self, state_id: str) -> Configuration:
         """The state, its ancestors, and its default descendants."""
         active = set(self.ancestors(state_id))
@@ -124,13 +123,18 @@ class CompiledChart:
         return frozenset(active)
 
     def _add_descendants(self, state_id: str, active: set[str]) -> None:
+        """Add the state and its default descendants to ``active``, except below a child
+        that already has an active state: a transition with several targets may have
+        entered one region, or one state of a compound, already."""
         info = self.states[state_id]
         active.add(state_id)
         if info.kind == "parallel":
             for child in info.children:
-                self._add_descendants(child, active)
+                if not any(self.is_descendant(a, child) for a in active):
+                    self._add_descendants(child, active)
         elif info.kind == "compound":
-            self._add_descendants(info.initial, active)
+            if not any(a in info.children for a in active):
+                self._add_descendants(info.initial, active)
 
     @cache  # noqa: B019 - compiled charts live as long as the process
     def ancestors(self, state_id: str) -> tuple[str, ...]:
@@ -144,6 +148,11 @@ class CompiledChart:
 
     def is_descendant(self, state_id: str, ancestor: str) -> bool:
         return ancestor in self.ancestors(state_id)
+
+    def in_parallel(self, state_id: str) -> bool:
+        """Whether the state is an orthogonal region: a child of a parallel state."""
+        parent = self.states[state_id].parent
+        return parent is not None and self.states[parent].kind == "parallel"
 
     # --- execution ---------------------------------------------------------------------
 
@@ -251,21 +260,16 @@ class CompiledChart:
                         if state == domain:
                             break
                         active.add(state)
-                    self._add_descendants_into(target, active)
+                    self._add_descendants(target, active)
             new = frozenset(active)
             self._step_cache[key] = new
         return new
 
-    def _add_descendants_into(self, state_id: str, active: set[str]) -> None:
-        info = self.states[state_id]
-        active.add(state_id)
-        if info.kind == "parallel":
-            for child in info.children:
-                if not any(self.is_descendant(a, child) for a in active):
-                    self._add_descendants_into(child, active)
-        elif info.kind == "compound":
-            if not any(a in info.children for a in active):
-                self._add_descendants_into(info.initial, active)
+
+def _guard_specs(cond: Any) -> tuple[tuple[str, bool], ...]:
+    """A python-statemachine transition's guards (its ``cond``) as (name, required value):
+    ``!name`` is ``name`` required false."""
+    return tuple((str(spec).lstrip("!"), bool(spec.expected_value)) for spec in cond)
 
 
 _NO_STATES: frozenset[str] = frozenset()
@@ -376,8 +380,7 @@ class ReferenceRuntime:
                 and t.event == event
                 and t.targets == tuple(x.id for x in psm_transition.targets)
                 and getattr(psm_transition, "rule", "") == t.rule
-                and t.guards
-                == tuple((str(s).lstrip("!"), bool(s.expected_value)) for s in psm_transition.cond)
+                and t.guards == _guard_specs(psm_transition.cond)
             ):
                 return t
         raise LookupError(f"{chart}: no compiled transition for {psm_transition}")

@@ -41,7 +41,7 @@ from typing import Any, NoReturn
 import yaml
 
 from engine.errors import ScenarioError
-from engine.state import PHASES
+from engine.state import PHASES, PROFILES
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 50
@@ -49,7 +49,6 @@ MAX_NODES = 1_000_000
 MAX_STEPS = 10_000
 MAX_INT = 1_000_000
 
-RULE_PROFILES = ("seed", "cr-1.4")
 RESERVED_IDS = ("base", "hand", "trash")
 KEYWORDS = ("tank", "backline", "ganking")
 EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")
@@ -206,8 +205,8 @@ class Scenario:
 
     def with_rules(self, profile: str) -> Scenario:
         """A copy of this scenario under another rules profile (``seed`` or ``cr-1.4``)."""
-        if profile not in RULE_PROFILES:
-            raise ValueError(f"unknown rules profile {profile!r}; expected one of {RULE_PROFILES}")
+        if profile not in PROFILES:
+            raise ValueError(f"unknown rules profile {profile!r}; expected one of {PROFILES}")
         return dataclasses.replace(self, rules=profile)
 
 
@@ -588,6 +587,18 @@ class _Checker:
             if key not in mapping:
                 self.fail(at.key(mapping, key), "required key missing")
 
+    def one_key(self, value: Any, at: _At, what: str, options: tuple[str, ...]
+                ) -> tuple[Mapping, Any, Any, _At]:
+        """A mapping with exactly one key, as an effect and a step are: the mapping, its key,
+        that key's value and where it is. ``what`` and ``options`` only word the error; the
+        caller checks the key."""
+        entry = self.mapping(value, at)
+        if len(entry) != 1:
+            self.fail(at, f"{what} has exactly one key (one of: {_options(options)}), "
+                          f"got {len(entry)}")
+        ((key, item),) = entry.items()
+        return entry, key, item, at.key(entry, key)
+
     def field(self, mapping: Mapping, key: str, at: _At) -> tuple[Any, _At]:
         return mapping.get(key), at.key(mapping, key)
 
@@ -704,7 +715,7 @@ class _Checker:
         if not name.strip():
             self.fail(root.key(top, "name"), "the name must not be empty")
         rules = self.optional(top, "rules", root, "seed",
-                              lambda value, at: self.choice(value, at, RULE_PROFILES))
+                              lambda value, at: self.choice(value, at, PROFILES))
         self.players = self.read_players(*self.field(top, "players", root))
         self.teams = self.optional(top, "teams", root, None, self.read_teams)
         turn_player = self.optional(top, "turn_player", root, self.players[0], self.player)
@@ -912,12 +923,7 @@ class _Checker:
 
     def effect(self, value: Any, at: _At) -> dict[str, Any]:
         """Validate an effect; return it as a plain dict tree."""
-        entry = self.mapping(value, at)
-        if len(entry) != 1:
-            self.fail(at, f"an effect has exactly one key (one of: {_options(EFFECTS)}), "
-                          f"got {len(entry)}")
-        ((kind, argument),) = entry.items()
-        where = at.key(entry, kind)
+        entry, kind, argument, where = self.one_key(value, at, "an effect", EFFECTS)
         if kind not in EFFECTS:
             self.fail(where, f"unknown effect {kind!r}; expected one of: {_options(EFFECTS)}")
         if kind == "move":
@@ -957,14 +963,9 @@ class _Checker:
                      for index, item in enumerate(items))
 
     def step(self, value: Any, at: _At, index: int, nested: bool = False) -> Step:
-        entry = self.mapping(value, at)
         kinds = tuple(kind for kind in STEP_KINDS
                       if not nested or kind not in ("expect", "expect_error"))
-        if len(entry) != 1:
-            self.fail(at, f"a step has exactly one key (one of: {_options(kinds)}), "
-                          f"got {len(entry)}")
-        ((kind, payload),) = entry.items()
-        where = at.key(entry, kind)
+        _, kind, payload, where = self.one_key(value, at, "a step", kinds)
         if kind not in kinds:
             problem = ("expect_error holds one action step" if kind in STEP_KINDS
                        else f"unknown step {kind!r}")

@@ -29,13 +29,12 @@ _ATTRIBUTE_ENTITIES = {'"': "&quot;", "\n": "&#10;", "\t": "&#9;"}
 def chart_scxml(name: str) -> str:
     """The chart ``name`` as an SCXML document (text, ending in a newline)."""
     chart = compiled(name)
-    initial = next(s for s in chart.root_ids if s in chart.initial)
     root_attributes = {
         "xmlns": SCXML_NS,
         "xmlns:rift": RIFT_NS,
         "version": "1.0",
         "name": name,
-        "initial": initial,
+        "initial": chart.initial_root,
     }
     lines = [
         '<?xml version="1.0" encoding="UTF-8"?>',

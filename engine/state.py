@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, TypeVar
 
 from .runtime import Configuration, compiled
 
 OFF_BOARD = ("hand", "trash")
+#: The rules profiles a game can be played under: the seed rules and Comprehensive Rules 1.4
+PROFILES = ("seed", "cr-1.4")
 #: The turn's phases: the turn chart's top-level states, in the chart's order (CR 314-319)
 PHASES: tuple[str, ...] = compiled("turn").root_ids
 T = TypeVar("T")
@@ -70,9 +73,18 @@ class Unit:
     def on_board(self) -> bool:
         return self.at not in OFF_BOARD
 
+    def has_lethal_damage(self) -> bool:
+        """Whether the damage on it kills it: some damage, and at least its Might (a unit with
+        0 Might and no damage lives)."""
+        return self.damage > 0 and self.damage >= self.might
+
     def lethal(self) -> int:
         """Damage that kills it now: max(1, Might - damage already on it) (rules 11.5)."""
         return max(1, self.might - self.damage)
+
+
+#: Sort key that puts units in board order (an attrgetter: state keys sort with it often)
+by_board_order: Callable[[Unit], int] = attrgetter("order")
 
 
 @dataclass(frozen=True)
@@ -276,7 +288,11 @@ class GameState:
             found = [u for u in self.units.values() if u.at == "base" and u.controller == owner]
         else:
             found = [u for u in self.units.values() if u.at == where]
-        return sorted(found, key=lambda u: u.order)
+        return sorted(found, key=by_board_order)
+
+    def units_in_board_order(self) -> list[Unit]:
+        """Every unit, on the board or not, in board order."""
+        return sorted(self.units.values(), key=by_board_order)
 
     def players_at(self, bf: str) -> tuple[str, ...]:
         """Players with units at a battlefield, in turn order."""
@@ -285,6 +301,12 @@ class GameState:
 
 def battlefield_key(bf: str) -> str:
     return f"battlefield:{bf}"
+
+
+def chart_of(key: str) -> str:
+    """The chart a chart key runs: ``battlefield:A`` -> ``battlefield``; the game-wide charts
+    are keyed by their name."""
+    return key.split(":", 1)[0]
 
 
 def initial_configs(battlefields: list[str]) -> dict[str, Configuration]:

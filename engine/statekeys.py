@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Any
 
 from .runtime import Configuration, compiled
-from .state import GameState
+from .state import GameState, by_board_order, chart_of
 
 _config_codes: dict[tuple[str, Configuration], int] = {}
 _effect_tags: dict[int, tuple[Any, int]] = {}
@@ -50,13 +50,12 @@ def _configs_key(configs: dict[str, Configuration]) -> tuple[int, ...]:
     codes = _key_codes.get(combination)
     if codes is None:
         codes = _key_codes[combination] = tuple(
-            _config_code(key.partition(":")[0], config) for key, config in combination
+            _config_code(chart_of(key), config) for key, config in combination
         )
     return codes
 
 
 _key_codes: dict[tuple[tuple[str, Configuration], ...], tuple[int, ...]] = {}
-_by_order = attrgetter("order")
 # what the key holds of a unit and of a battlefield, read in one call each
 _unit_fields = attrgetter("id", "owner", "controller", "at", "exhausted", "stunned", "damage",
                           "designation")
@@ -81,7 +80,7 @@ def state_key(s: GameState) -> tuple:
 
 
 def _units_key(units: dict[str, Any]) -> tuple:
-    return tuple(map(_unit_fields, sorted(units.values(), key=_by_order)))
+    return tuple(map(_unit_fields, sorted(units.values(), key=by_board_order)))
 
 
 def stored_key(key: tuple) -> bytes:
@@ -98,16 +97,26 @@ def stored_key(key: tuple) -> bytes:
     return marshal.dumps(key, 2)
 
 
-def _chain_key(chain: Iterable[Any]) -> tuple:
+def _same(uid: Any) -> Any:
+    return uid
+
+
+def _chain_key(chain: Iterable[Any], rn: Callable[[Any], Any] = _same) -> tuple:
+    """The chain's items, with unit ids passed through ``rn`` (a renaming, for symmetry)."""
     return tuple(
-        (i.kind, i.label, i.controller, i.targets, i.to, i.source, i.where,
+        (i.kind, _renamed_label(i.label, rn), i.controller,
+         tuple(map(rn, i.targets)) if isinstance(i.targets, tuple) else i.targets,
+         i.to, rn(i.source), i.where,
          _effect_tag(i.effect) if i.kind == "trigger" else 0)
         for i in chain
     )
 
 
-def _same(uid: Any) -> Any:
-    return uid
+def _renamed_label(text: str, rn: Callable[[Any], Any]) -> str:
+    """A chain item's label with the unit id in it passed through ``rn`` (a trigger's label
+    is ``SOURCE:EVENT``)."""
+    source, sep, event = text.partition(":")
+    return rn(source) + sep + event if sep else rn(text)
 
 
 def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
@@ -138,7 +147,7 @@ class Symmetry:
     def __init__(self, start: GameState):
         named = _named_ids(start)
         groups: dict[tuple, list[str]] = {}
-        for unit in sorted(start.units.values(), key=_by_order):
+        for unit in start.units_in_board_order():
             if unit.id in named:
                 continue
             static = (unit.owner, unit.controller, unit.might, unit.keywords, unit.triggers,
@@ -192,31 +201,20 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
     def rn(uid: Any) -> Any:
         return names.get(uid, uid) if isinstance(uid, str) else uid
 
-    def label(text: str) -> str:
-        source, sep, event = text.partition(":")
-        return rn(source) + sep + event if sep else rn(text)
-
     units = tuple(sorted(
         (rn(u.id), u.owner, u.controller, u.at, u.exhausted, u.stunned, u.damage, u.designation)
         for u in s.units.values()
     ))
     board = tuple(
-        tuple(rn(u.id) for u in sorted(s.units.values(), key=_by_order) if u.at == bf)
+        tuple(rn(u.id) for u in s.units_in_board_order() if u.at == bf)
         for bf in s.fields
-    )
-    chain = tuple(
-        (i.kind, label(i.label), i.controller,
-         tuple(map(rn, i.targets)) if isinstance(i.targets, tuple) else i.targets,
-         i.to, rn(i.source), i.where,
-         _effect_tag(i.effect) if i.kind == "trigger" else 0)
-        for i in s.chain
     )
     return (
         units,
         board,
         tuple(map(_field_fields, s.fields.values())),
         _configs_key(s.configs),
-        chain,
+        _chain_key(s.chain, rn),
         tuple(tuple(sorted(rn(c.id) if c else "" for c in hand)) for hand in s.hands.values()),
         _rest_key(s, rn),
     )

@@ -34,6 +34,7 @@ from engine.core import TransitionTaken
 from engine.diagrams import chart_dot, render_svg, transition_label
 from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
+from engine.state import chart_of
 from statecharts import CHARTS
 
 #: The charts that every game has once, after its battlefields, in the order they are shown.
@@ -67,18 +68,13 @@ class LitChart:
         return _lit_svg(self.chart, self.active, self.taken)
 
 
-def chart_name(key: str) -> str:
-    """``battlefield:A`` -> ``battlefield``; the game-wide charts are keyed by their name."""
-    return key.split(":", 1)[0]
-
-
 def chart_keys(configs: Mapping[str, frozenset[str]]) -> list[str]:
     """The charts of a step, in the order they are shown: the battlefields in setup order
     (the order the game keeps them in), then the game-wide charts, then any other chart."""
-    battlefields = [k for k in configs if chart_name(k) == "battlefield"]
+    battlefields = [k for k in configs if chart_of(k) == "battlefield"]
     game_wide = [k for k in GAME_CHARTS if k in configs]
     others = sorted(k for k in configs if k not in battlefields and k not in game_wide)
-    return [k for k in battlefields + game_wide + others if chart_name(k) in CHARTS]
+    return [k for k in battlefields + game_wide + others if chart_of(k) in CHARTS]
 
 
 def lit_charts(record: StepRecord) -> list[LitChart]:
@@ -89,9 +85,9 @@ def lit_charts(record: StepRecord) -> list[LitChart]:
     return [
         LitChart(
             key,
-            chart_name(key),
+            chart_of(key),
             frozenset(record.configs[key]),
-            _compiled_transitions(chart_name(key), taken_by_key.get(key, ())),
+            _compiled_transitions(chart_of(key), taken_by_key.get(key, ())),
         )
         for key in chart_keys(record.configs)
     ]

@@ -24,7 +24,7 @@ def view(s: GameState) -> dict[str, Any]:
             "defender": s.defender if combat else None,
         }
     units = {}
-    for unit in sorted(s.units.values(), key=lambda u: u.order):
+    for unit in s.units_in_board_order():
         units[unit.id] = {
             "at": unit.at,
             "controller": unit.controller,
