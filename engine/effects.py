@@ -133,6 +133,8 @@ def resolve_item(table: Table, item: ChainItem) -> None:
             to = "base"
         enter_board(table, item.card.id, item.controller, item.card, to, "CR 355", played=True)
         return
+    if item.targets == "enemies_here" and item.controller is None:
+        table.say(f'{item.label}: "you" is no one here, so no unit is an enemy', "S 184.6.c")
     # a chosen destination was checked when the card was played; by now it may have become
     # invalid, which makes the move required (recalled instead), like a destination the effect
     # names (rules.md 8): both are checked again as the effect resolves

@@ -165,3 +165,11 @@ def test_names_the_terminal_cannot_show_are_escaped(tmp_path):
                           capture_output=True, text=True, encoding="ascii", timeout=120)
     assert done.returncode == 0, done.stderr
     assert "== smile \\U0001f600 (" in done.stdout
+
+
+def test_the_trace_says_why_an_ability_of_no_one_hits_nobody():
+    """D14: the trace names the rule that leaves the unit at A unharmed."""
+    (path,) = [p for p in SCENARIOS if p.name.startswith("110_")]
+    done = riftchart("run", str(path))
+    assert done.returncode == 0, done.stdout
+    assert 'A:beginning: "you" is no one here, so no unit is an enemy (S 184.6.c)' in done.stdout
