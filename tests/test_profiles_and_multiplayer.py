@@ -9,7 +9,6 @@ Each profile pair is two files with the same setup and steps, one `rules: seed` 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -87,9 +86,9 @@ SCENARIOS_2NN = sorted(SCENARIO_DIR.glob("2[0-9][0-9]_*.yaml"))
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which("riftchart")
-    command = [exe] if exe else [sys.executable, "-m", "engine.cli"]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120)
+    # this interpreter's riftchart: a `riftchart` found on PATH may be another installation
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                          text=True, timeout=120)
 
 
 def _step_block(text: str, index: int) -> list[str]:
