@@ -153,25 +153,31 @@ def _check_move(s: GameState, m: Move) -> None:
     if m.to != "base" and m.to not in s.fields:
         raise IllegalAction(f"{m.to!r} is not a battlefield or base", "CR 144")
     for uid in m.units:
-        unit = s.units.get(uid)
-        if unit is None or not unit.on_board:
-            raise IllegalAction(f"{uid} is not on the board", "CR 144")
-        if unit.controller != m.player:
-            raise IllegalAction(f"{m.player} does not control {uid}", "CR 144")
-        if unit.exhausted:
-            raise IllegalAction(
-                f"{uid} is exhausted: a Standard Move's cost is exhausting it", "CR 144"
-            )
-        if unit.at == m.to:
-            raise IllegalAction(f"{uid} is already there", "CR 144")
-        if unit.at != "base" and m.to != "base" and "ganking" not in unit.keywords:
-            raise IllegalAction(
-                f"{uid} cannot move battlefield to battlefield without Ganking", "CR 144"
-            )
+        _check_unit_may_move(s, m, uid)
     if m.to != "base":
         problem = effects.destination_problem(s, m.player, m.to)
         if problem:
             raise IllegalAction(f"{m.to} is not a valid destination: {problem[0]}", problem[1])
+
+
+def _check_unit_may_move(s: GameState, m: Move, uid: str) -> None:
+    """One unit of a Standard Move: on the board, the mover's, ready, and going somewhere new
+    (from one battlefield to another only with Ganking)."""
+    unit = s.units.get(uid)
+    if unit is None or not unit.on_board:
+        raise IllegalAction(f"{uid} is not on the board", "CR 144")
+    if unit.controller != m.player:
+        raise IllegalAction(f"{m.player} does not control {uid}", "CR 144")
+    if unit.exhausted:
+        raise IllegalAction(
+            f"{uid} is exhausted: a Standard Move's cost is exhausting it", "CR 144"
+        )
+    if unit.at == m.to:
+        raise IllegalAction(f"{uid} is already there", "CR 144")
+    if unit.at != "base" and m.to != "base" and "ganking" not in unit.keywords:
+        raise IllegalAction(
+            f"{uid} cannot move battlefield to battlefield without Ganking", "CR 144"
+        )
 
 
 def _card_in_hand(s: GameState, player: str, card_id: str) -> Card:
@@ -231,21 +237,33 @@ def _check_play(s: GameState, p: Play) -> None:
     card = _card_in_hand(s, p.player, p.card)
     _check_timing(s, p.player, card.timing)
     if card.type == "unit":
-        if p.targets:
-            raise IllegalAction("a unit card takes no targets", "CR 355")
-        to = p.to or "base"
-        if to != "base":
-            if to not in s.fields or s.fields[to].controller != p.player:
-                raise IllegalAction(
-                    "a unit is played to its base or a battlefield its player controls", "CR 355.2"
-                )
-            problem = effects.destination_problem(s, p.player, to)
-            if problem:
-                raise IllegalAction(
-                    f"{to} is not a valid place to play units: {problem[0]}", problem[1]
-                )
+        _check_unit_play(s, p)
         return
     wants_targets, wants_to = needs(card.effect)
+    _check_play_targets(s, p, wants_targets)
+    _check_play_destination(s, p, wants_to)
+
+
+def _check_unit_play(s: GameState, p: Play) -> None:
+    """A unit card takes no targets and goes to its player's base (the default) or to a
+    battlefield they control that units may be played to (CR 355)."""
+    if p.targets:
+        raise IllegalAction("a unit card takes no targets", "CR 355")
+    to = p.to or "base"
+    if to == "base":
+        return
+    if to not in s.fields or s.fields[to].controller != p.player:
+        raise IllegalAction(
+            "a unit is played to its base or a battlefield its player controls", "CR 355.2"
+        )
+    problem = effects.destination_problem(s, p.player, to)
+    if problem:
+        raise IllegalAction(f"{to} is not a valid place to play units: {problem[0]}", problem[1])
+
+
+def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
+    """A spell names targets exactly when its effect takes them from the play, and each is a
+    unit on the board."""
     if wants_targets and not p.targets:
         raise IllegalAction(f"{p.card} needs targets", "CR 185.2.a")
     if not wants_targets and p.targets:
@@ -254,25 +272,34 @@ def _check_play(s: GameState, p: Play) -> None:
         unit = s.units.get(uid)
         if unit is None or not unit.on_board:
             raise IllegalAction(f"target {uid} is not a unit on the board", "CR 185.2.a")
+
+
+def _check_play_destination(s: GameState, p: Play, wants_to: int) -> None:
+    """A spell names a destination (``to``) as its effect needs one (:func:`needs`)."""
     if wants_to == MUST and p.to is None:
         raise IllegalAction(f"{p.card} needs a destination (to)", "CR 185.2.a")
     if p.to is not None and wants_to == NO:
         raise IllegalAction(f"{p.card} takes no destination", "CR 185.2.a")
     if p.to is not None and p.to != "base":
-        if p.to not in s.fields:
-            raise IllegalAction(f"{p.to!r} is not a battlefield or base", "CR 185.2.a")
-        movers = {s.units[uid].controller for uid in p.targets} or {p.player}
-        for player in sorted(movers):
-            problem = effects.destination_problem(s, player, p.to)
-            if problem:
-                raise IllegalAction(f"{p.to} is not a valid destination: {problem[0]}", problem[1])
-        seated = set(s.players_at(p.to)) | movers
-        if len(seated) > 2 or any(a != b and not s.opponents(a, b) for a in seated for b in seated):
-            # one chosen destination for several players' units: together they must still
-            # leave at most two opposing players there (rules.md 8)
-            raise IllegalAction(
-                f"{p.to} would hold units of {', '.join(sorted(seated))}", "CR 444.2"
-            )
+        _check_play_battlefield(s, p, p.to)
+
+
+def _check_play_battlefield(s: GameState, p: Play, to: str) -> None:
+    """A battlefield chosen as a spell's destination: every player whose units it moves (the
+    targets' controllers, else the caster) may go there, and it still seats only opponents."""
+    if to not in s.fields:
+        raise IllegalAction(f"{to!r} is not a battlefield or base", "CR 185.2.a")
+    # the targets were checked first: each is a unit on the board
+    movers = {s.units[uid].controller for uid in p.targets} or {p.player}
+    for player in sorted(movers):
+        problem = effects.destination_problem(s, player, to)
+        if problem:
+            raise IllegalAction(f"{to} is not a valid destination: {problem[0]}", problem[1])
+    seated = set(s.players_at(to)) | movers
+    if len(seated) > 2 or any(a != b and not s.opponents(a, b) for a in seated for b in seated):
+        # one chosen destination for several players' units: together they must still
+        # leave at most two opposing players there (rules.md 8)
+        raise IllegalAction(f"{to} would hold units of {', '.join(sorted(seated))}", "CR 444.2")
 
 
 def _check_pass(s: GameState, p: Pass) -> None:
@@ -427,22 +454,34 @@ def candidates(s: GameState) -> list[Action]:
     if s.winner:
         return []
     if s.pending:
-        if s.pending["kind"] == "battlefield":
-            return [Choose(s.pending["player"], bf) for bf in s.pending["options"]]
-        return [Assign(s.pending["player"], tuple(plan.items())) for plan in assignment_options(s)]
+        return _choice_answers(s, s.pending)
     found: list[Action] = []
     for player in s.players:
-        if not _pass_problem(s, player):
-            found.append(Pass(player))
-        if _may_add(s, player):
-            found.append(Add(player))
-        for card in s.hands[player]:
-            if card is not None and not _timing_problem(s, player, card.timing):
-                found += _plays(s, player, card)
+        found += _player_actions(s, player)
     if _neutral_open_main(s):
         found.append(EndTurn(s.turn_player))
     if _may_move(s, s.turn_player):
         found += _moves(s)
+    return found
+
+
+def _choice_answers(s: GameState, pending: dict[str, Any]) -> list[Action]:
+    """Every answer to the pending choice: while one is pending, nothing else is legal."""
+    if pending["kind"] == "battlefield":
+        return [Choose(pending["player"], bf) for bf in pending["options"]]
+    return [Assign(pending["player"], tuple(plan.items())) for plan in assignment_options(s)]
+
+
+def _player_actions(s: GameState, player: str) -> list[Action]:
+    """One player's passes, Add abilities and plays worth trying now."""
+    found: list[Action] = []
+    if not _pass_problem(s, player):
+        found.append(Pass(player))
+    if _may_add(s, player):
+        found.append(Add(player))
+    for card in s.hands[player]:
+        if card is not None and not _timing_problem(s, player, card.timing):
+            found += _plays(s, player, card)
     return found
 
 
@@ -458,12 +497,13 @@ def legal(s: GameState) -> list[Action]:
 
 
 def _plays(s: GameState, player: str, card: Card) -> list[Action]:
-    places = ["base", *s.fields]
     if card.type == "unit":
+        # None is its base (the default): to="base" would be the same play listed twice
         return [Play(player, card.id, (), to) for to in [None, *s.fields]]
     wants_targets, wants_to = needs(card.effect)
     on_board = [u.id for u in s.units_in_board_order() if u.on_board]
     target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
+    places = ["base", *s.fields]
     destinations = {NO: [None], MAY: [None, *places], MUST: places}[wants_to]
     return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
 

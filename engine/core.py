@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .models import model_factory
-from .runtime import CompiledChart, FastRuntime, Transition, compiled
+from .runtime import CompiledChart, FastRuntime, Runtime, Transition, compiled
 from .state import Field, GameState, Unit, battlefield_key, chart_of
 
 
@@ -32,9 +32,9 @@ Observer = Callable[[TransitionTaken], None]
 class Table:
     """A game in play: state, runtime, trace lines and observers."""
 
-    def __init__(self, state: GameState, runtime: Any | None = None):
+    def __init__(self, state: GameState, runtime: Runtime | None = None):
         self.state = state
-        self.runtime = runtime or FastRuntime()
+        self.runtime: Runtime = runtime or FastRuntime()
         self.lines: list[str] = []
         self.observers: list[Observer] = []
         self.tracing = True

@@ -12,7 +12,7 @@ from . import actions
 from .actions import Action
 from .core import Table
 from .invariants import Invariant
-from .runtime import FastRuntime
+from .runtime import FastRuntime, Runtime
 from .state import GameState
 from .statekeys import Symmetry, state_key, stored_key
 from .view import state_name
@@ -30,7 +30,7 @@ class Settings:
     graph: bool = False
 
 
-def successor(state: GameState, action: Action, runtime: Any | None = None,
+def successor(state: GameState, action: Action, runtime: Runtime | None = None,
               fixpoints: set[tuple] | None = None) -> GameState:
     """The state after a legal ``action``; ``state`` itself is left as it was.
 

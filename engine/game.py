@@ -21,8 +21,8 @@ from . import actions, snapshot
 from .actions import Action
 from .core import Observer, Table
 from .errors import IllegalAction
-from .runtime import FastRuntime
-from .scenario import Scenario, load_scenario
+from .runtime import FastRuntime, Runtime
+from .scenario import BattlefieldSpec, CardSpec, Scenario, UnitSpec, load_scenario
 from .state import Card, Field, GameState, Unit, battlefield_key, initial_configs, trigger_from
 from .view import view
 
@@ -30,7 +30,7 @@ from .view import view
 class Game:
     """A Riftbound position in play, driven by actions."""
 
-    def __init__(self, state: GameState, runtime: Any | None = None):
+    def __init__(self, state: GameState, runtime: Runtime | None = None):
         self._table = Table(state, runtime)
         self.log: list[Action] = []
 
@@ -42,7 +42,7 @@ class Game:
         source: str | os.PathLike | Mapping | Scenario,
         *,
         rules: str | None = None,
-        runtime: Any | None = None,
+        runtime: Runtime | None = None,
     ) -> Game:
         """A scenario's setup (from a path, a dict or a loaded Scenario), its steps not played."""
         scenario = source if isinstance(source, Scenario) else load_scenario(source)
@@ -115,14 +115,14 @@ class Game:
         return snapshot.dump(self._table.state)
 
     @classmethod
-    def restore(cls, data: Mapping[str, Any], runtime: Any | None = None) -> Game:
+    def restore(cls, data: Mapping[str, Any], runtime: Runtime | None = None) -> Game:
         return cls(snapshot.load(data), runtime)
 
     def to_json(self) -> str:
         return json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, text: str, runtime: Any | None = None) -> Game:
+    def from_json(cls, text: str, runtime: Runtime | None = None) -> Game:
         return cls.restore(json.loads(text), runtime)
 
     def replay(self, log: Iterable[Action]) -> None:
@@ -141,24 +141,51 @@ def _shared_scores(scenario: Scenario) -> dict[str, int]:
     return scores
 
 
-def setup_state(scenario: Scenario, runtime: Any) -> GameState:
+def setup_state(scenario: Scenario, runtime: Runtime) -> GameState:
     """The position a scenario sets up: the turn player's Main phase, Neutral Open (taken as
     given: nothing triggers and no Cleanup runs)."""
-    fields = {
+    fields = _fields(scenario.battlefields)
+    units = _units(scenario.units)
+    state = GameState(
+        players=tuple(scenario.players),
+        teams=tuple(tuple(t) for t in scenario.teams) if scenario.teams else None,
+        profile=scenario.rules,
+        victory_score=scenario.victory_score,
+        manual_damage=scenario.manual_damage,
+        turn_player=scenario.turn_player,
+        scores=_shared_scores(scenario),
+        deck=dict(scenario.deck),
+        hands=_hands(scenario.hands),
+        units=units,
+        fields=fields,
+        configs=initial_configs(list(fields)),
+        priority=scenario.turn_player,
+        next_order=len(units),
+    )
+    _establish_control(state, scenario.battlefields, runtime)
+    return state
+
+
+def _fields(battlefields: Iterable[BattlefieldSpec]) -> dict[str, Field]:
+    """The battlefields, uncontrolled: :func:`_establish_control` gives them their setup
+    controllers through their charts."""
+    return {
         b.id: Field(
-            b.id,
-            b.name,
-            i,
-            None,
-            None,
-            tuple(b.scored_this_turn),
-            tuple(map(trigger_from, b.abilities)),
+            id=b.id,
+            name=b.name,
+            index=index,
+            controller=None,
+            scored=tuple(b.scored_this_turn),
+            abilities=tuple(map(trigger_from, b.abilities)),
         )
-        for i, b in enumerate(scenario.battlefields)
+        for index, b in enumerate(battlefields)
     }
-    units = {}
-    for order, u in enumerate(scenario.units):
-        units[u.id] = Unit(
+
+
+def _units(specs: Iterable[UnitSpec]) -> dict[str, Unit]:
+    """The setup's units, each owned by its controller, numbered in setup (board) order."""
+    return {
+        u.id: Unit(
             id=u.id,
             name=u.name,
             owner=u.controller,
@@ -172,40 +199,35 @@ def setup_state(scenario: Scenario, runtime: Any) -> GameState:
             keywords=tuple(u.keywords),
             triggers=tuple(map(trigger_from, u.triggers)),
         )
-    hands: dict[str, list[Card | None]] = {}
-    for player, cards in scenario.hands.items():
-        hands[player] = [
-            Card(
-                id=c.id,
-                name=c.name,
-                type=c.type,
-                timing=c.timing,
-                effect=c.effect,
-                might=c.unit.might if c.unit else 0,
-                keywords=tuple(c.unit.keywords) if c.unit else (),
-                triggers=tuple(map(trigger_from, c.unit.triggers)) if c.unit else (),
-            )
-            for c in cards
-        ]
-    state = GameState(
-        players=tuple(scenario.players),
-        teams=tuple(tuple(t) for t in scenario.teams) if scenario.teams else None,
-        profile=scenario.rules,
-        victory_score=scenario.victory_score,
-        manual_damage=scenario.manual_damage,
-        turn_player=scenario.turn_player,
-        scores=_shared_scores(scenario),
-        deck=dict(scenario.deck),
-        hands=hands,
-        units=units,
-        fields=fields,
-        configs=initial_configs(list(fields)),
-        priority=scenario.turn_player,
-        next_order=len(units),
+        for order, u in enumerate(specs)
+    }
+
+
+def _hands(hands: Mapping[str, Iterable[CardSpec]]) -> dict[str, list[Card | None]]:
+    return {player: [_card(c) for c in cards] for player, cards in hands.items()}
+
+
+def _card(c: CardSpec) -> Card:
+    """A card in hand; a unit card carries what its unit will be on the board."""
+    return Card(
+        id=c.id,
+        name=c.name,
+        type=c.type,
+        timing=c.timing,
+        effect=c.effect,
+        might=c.unit.might if c.unit else 0,
+        keywords=tuple(c.unit.keywords) if c.unit else (),
+        triggers=tuple(map(trigger_from, c.unit.triggers)) if c.unit else (),
     )
+
+
+def _establish_control(
+    state: GameState, battlefields: Iterable[BattlefieldSpec], runtime: Runtime
+) -> None:
+    """Each battlefield the setup gives a controller is controlled in its chart as well as in
+    its data: the chart's own transition sets both (untraced, like the rest of the setup)."""
     table = Table(state, runtime)
     table.tracing = False
-    for b in scenario.battlefields:
+    for b in battlefields:
         if b.controller:
             table.send(battlefield_key(b.id), "establish_control", player=b.controller)
-    return state

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from . import actions
 from .errors import IllegalAction, ScenarioError
 from .game import Game
+from .runtime import Runtime
 from .scenario import Scenario, Step, load_scenario
 from .view import differences
 
@@ -47,7 +48,7 @@ def run_file(
     path: str | os.PathLike,
     *,
     rules: str | None = None,
-    runtime: Any | None = None,
+    runtime: Runtime | None = None,
     on_step: StepHook | None = None,
 ) -> RunResult:
     """Run one scenario file; never raises for a bad file (code 2) or a failed step (code 1)."""
@@ -62,7 +63,7 @@ def run_scenario(
     scenario: Scenario,
     *,
     rules: str | None = None,
-    runtime: Any | None = None,
+    runtime: Runtime | None = None,
     on_step: StepHook | None = None,
     keep_going: bool = False,
 ) -> RunResult:

@@ -303,6 +303,19 @@ class ChartHost(Protocol):
     configs: dict[str, Configuration]
 
 
+class Runtime(Protocol):
+    """What moves the charts: :class:`FastRuntime`, :class:`ReferenceRuntime` or
+    :class:`CheckedRuntime` (the engine and the model checker take any of them)."""
+
+    name: str
+
+    def send(
+        self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
+    ) -> list[Transition]:
+        """Send ``event`` to the ``chart`` whose configuration ``host`` keeps at ``key``: move
+        that configuration, and return the transitions taken (their actions not yet run)."""
+
+
 class FastRuntime:
     """Runs compiled charts over configurations kept in the game state."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .state import GameState
+from .state import GameState, Unit
 
 
 def state_name(s: GameState) -> str:
@@ -13,54 +13,70 @@ def state_name(s: GameState) -> str:
 
 
 def view(s: GameState) -> dict[str, Any]:
+    """The state view, its keys in scenario-format.md's order."""
     bfs = list(s.fields)
-    showdown = None
-    if s.contest_at:
-        combat = "combat" in s.bf_config(s.contest_at)
-        showdown = {
-            "at": s.contest_at,
-            "kind": "combat" if combat else "non-combat",
-            "attacker": s.attacker if combat else None,
-            "defender": s.defender if combat else None,
-        }
-    units = {}
-    for unit in s.units_in_board_order():
-        units[unit.id] = {
-            "at": unit.at,
-            "controller": unit.controller,
-            "exhausted": unit.exhausted,
-            "stunned": unit.stunned,
-            "damage": unit.damage,
-            "designation": unit.designation,
-            "might": unit.might,
-        }
-    pending = None
-    if s.pending:
-        pending = {k: s.pending[k] for k in ("player", "kind", "options")}
-        if "total" in s.pending:
-            pending["total"] = s.pending["total"]
     return {
         "state": state_name(s),
-        "showdown": showdown,
+        "showdown": _showdown(s),
         "focus": s.focus,
         "priority": s.priority,
         "chain": [item.label for item in s.chain],
         "control": {bf: s.fields[bf].controller for bf in bfs},
-        "contested": {
-            bf: s.fields[bf].applier if "contested" in s.bf_config(bf) else None for bf in bfs
-        },
-        "staged": {
-            bf: [k for k in ("showdown", "combat") if f"{k}_staged" in s.bf_config(bf)]
-            for bf in bfs
-        },
+        "contested": {bf: _contested_by(s, bf) for bf in bfs},
+        "staged": {bf: _staged(s, bf) for bf in bfs},
         "score": {p: s.scores[p] for p in s.players},
         "scored_this_turn": {bf: _in_turn_order(s, s.fields[bf].scored) for bf in bfs},
-        "units": units,
+        "units": {unit.id: _unit(unit) for unit in s.units_in_board_order()},
         "hand": {p: len(s.hands[p]) for p in s.players},
-        "pending_choice": pending,
+        "pending_choice": _pending_choice(s),
         "winner": s.winner,
         "turn": {"player": s.turn_player, "phase": s.phase},
     }
+
+
+def _showdown(s: GameState) -> dict[str, Any] | None:
+    """The contest under way, if any; only a combat has an attacker and a defender."""
+    if not s.contest_at:
+        return None
+    combat = "combat" in s.bf_config(s.contest_at)
+    return {
+        "at": s.contest_at,
+        "kind": "combat" if combat else "non-combat",
+        "attacker": s.attacker if combat else None,
+        "defender": s.defender if combat else None,
+    }
+
+
+def _contested_by(s: GameState, bf: str) -> str | None:
+    """Who applied Contested to the battlefield, while it is contested."""
+    return s.fields[bf].applier if "contested" in s.bf_config(bf) else None
+
+
+def _staged(s: GameState, bf: str) -> list[str]:
+    """The contests staged at the battlefield: "showdown", "combat", both or neither."""
+    return [k for k in ("showdown", "combat") if f"{k}_staged" in s.bf_config(bf)]
+
+
+def _unit(unit: Unit) -> dict[str, Any]:
+    return {
+        "at": unit.at,
+        "controller": unit.controller,
+        "exhausted": unit.exhausted,
+        "stunned": unit.stunned,
+        "damage": unit.damage,
+        "designation": unit.designation,
+        "might": unit.might,
+    }
+
+
+def _pending_choice(s: GameState) -> dict[str, Any] | None:
+    """The choice a player must answer; ``total`` only for a damage choice."""
+    if not s.pending:
+        return None
+    pending = {k: s.pending[k] for k in ("player", "kind", "options")}
+    if "total" in s.pending:
+        pending["total"] = s.pending["total"]
+    return pending
 
 
 def differences(expected: Any, actual: Any, path: str = "") -> list[tuple[str, Any, Any]]:
