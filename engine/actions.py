@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import IntEnum
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -213,10 +214,19 @@ def _timing_problem(s: GameState, player: str, timing: str) -> IllegalAction | N
     return None
 
 
-NO, MAY, MUST = 0, 1, 2  # whether a play step gives a destination
+class Destination(IntEnum):
+    """Whether a play step gives a destination; ordered, so that a sequence of effects needs
+    the most any of its parts needs."""
+
+    NO = 0
+    MAY = 1
+    MUST = 2
 
 
-def needs(effect: Mapping[str, Any] | None) -> tuple[bool, int]:
+NO, MAY, MUST = Destination.NO, Destination.MAY, Destination.MUST
+
+
+def needs(effect: Mapping[str, Any] | None) -> tuple[bool, Destination]:
     """Whether an effect takes its targets from the play step, and whether its destination
     (a move's must come from somewhere; a play_unit's defaults to the base)."""
     if not effect:
