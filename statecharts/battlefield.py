@@ -10,6 +10,23 @@ from statemachine import State
 from .base import RiftChart, cite
 
 
+def _sole_player_establishes_control(uncontrolled: State, controlled: State):
+    """At a contest's end the only player with units there establishes control, unless they
+    already have it (S 184.4): the same for a Showdown and a Combat."""
+    return cite(
+        "S 184.4",
+        uncontrolled.to(
+            controlled, cond="one_player_has_units_here", on="establish_control_for_sole_player"
+        ),
+    ) | cite(
+        "S 184.4",
+        controlled.to.itself(
+            cond=["one_player_has_units_here", "controller_has_no_units_here"],
+            on="establish_control_for_sole_player",
+        ),
+    )
+
+
 class Battlefield(RiftChart):
     class battlefield(State.Parallel):
         class control(State.Compound):
@@ -33,21 +50,7 @@ class Battlefield(RiftChart):
             # the end of a non-combat Showdown (rules.md 5.6): the only player with units there
             # establishes control if they do not control it; with nobody there nobody claims it
             claim_after_showdown = (
-                cite(
-                    "S 184.4",
-                    uncontrolled.to(
-                        controlled,
-                        cond="one_player_has_units_here",
-                        on="establish_control_for_sole_player",
-                    ),
-                )
-                | cite(
-                    "S 184.4",
-                    controlled.to.itself(
-                        cond=["one_player_has_units_here", "controller_has_no_units_here"],
-                        on="establish_control_for_sole_player",
-                    ),
-                )
+                _sole_player_establishes_control(uncontrolled, controlled)
                 | cite(
                     "S 184.4",
                     uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
@@ -60,21 +63,7 @@ class Battlefield(RiftChart):
             # combat resolution task 3: the player with units there establishes control (keeping
             # it is not conquering); with no units there the battlefield becomes uncontrolled
             claim_after_combat = (
-                cite(
-                    "S 184.4",
-                    uncontrolled.to(
-                        controlled,
-                        cond="one_player_has_units_here",
-                        on="establish_control_for_sole_player",
-                    ),
-                )
-                | cite(
-                    "S 184.4",
-                    controlled.to.itself(
-                        cond=["one_player_has_units_here", "controller_has_no_units_here"],
-                        on="establish_control_for_sole_player",
-                    ),
-                )
+                _sole_player_establishes_control(uncontrolled, controlled)
                 | cite(
                     "CR 460",
                     controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control"),
