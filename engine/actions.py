@@ -7,7 +7,7 @@ Every check happens before anything changes, so an illegal action raises
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -75,6 +75,32 @@ class EndTurn:
 
 
 Action = Move | Play | Pass | Add | Choose | Assign | EndTurn
+ACTION_TYPES = (Move, Play, Pass, Add, Choose, Assign, EndTurn)
+
+
+def as_action(value: Any) -> Action:
+    """``value``, checked to be an action, with any list it holds made a tuple (an action is a
+    value: hashable, as the game's log and the explorer need). Anything else is a programming
+    error, so a ``TypeError``, not an ``IllegalAction``: the rules were never asked."""
+    if type(value) not in ACTION_TYPES:
+        kinds = ", ".join(t.__name__ for t in ACTION_TYPES)
+        raise TypeError(f"not a riftchart action (one of {kinds}): {value!r}")
+    if isinstance(value, Move) and not isinstance(value.units, tuple):
+        return replace(value, units=_ids(value.units, "Move.units"))
+    if isinstance(value, Play) and not isinstance(value.targets, tuple):
+        return replace(value, targets=_ids(value.targets, "Play.targets"))
+    if isinstance(value, Assign) and not (
+        isinstance(value.damage, tuple) and all(isinstance(p, tuple) for p in value.damage)
+    ):
+        damage = value.damage.items() if isinstance(value.damage, Mapping) else value.damage
+        return replace(value, damage=tuple(tuple(pair) for pair in damage))
+    return value
+
+
+def _ids(value: Any, what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise TypeError(f"{what} is a tuple of unit ids, not the string {value!r}")
+    return tuple(value)
 
 
 def from_step(kind: str, args: Any) -> Action:
@@ -278,6 +304,8 @@ def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
         raise IllegalAction(f"{p.card} needs targets", "CR 185.2.a")
     if not wants_targets and p.targets:
         raise IllegalAction(f"{p.card} takes no targets", "CR 185.2.a")
+    if len(set(p.targets)) != len(p.targets):
+        raise IllegalAction("a unit is targeted once at most", "CR 185.2.a")
     for uid in p.targets:
         unit = s.units.get(uid)
         if unit is None or not unit.on_board:
@@ -365,6 +393,9 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
         raise IllegalAction("damage amounts are whole numbers, 0 or more", rule)
     if len(dict(action.damage)) != len(action.damage):
         raise IllegalAction("a unit is named twice", rule)
+    for uid, _ in action.damage:
+        if uid not in pending["options"]:
+            raise IllegalAction(f"{uid} is not one of {pending['options']}", rule)
     if plan not in assignment_options(s):
         raise IllegalAction(
             f"{plan} is not a legal assignment of {pending['total']} damage: lethal damage in "

@@ -16,6 +16,10 @@ class IllegalAction(RiftchartError):
         self.rule = rule
         self.message = message
 
+    def __reduce__(self) -> tuple:
+        # pickled with both arguments, so that it crosses process boundaries (multiprocessing)
+        return (type(self), (self.message, self.rule))
+
 
 def _one_line(text: str) -> str:
     """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""

@@ -20,7 +20,6 @@ from typing import Any
 from . import actions, snapshot
 from .actions import Action
 from .core import Observer, Table
-from .errors import IllegalAction
 from .runtime import FastRuntime, Runtime
 from .scenario import BattlefieldSpec, CardSpec, Scenario, UnitSpec, load_scenario
 from .state import Card, Field, GameState, Unit, battlefield_key, initial_configs, trigger_from
@@ -30,7 +29,7 @@ from .view import view
 class Game:
     """A Riftbound position in play, driven by actions."""
 
-    def __init__(self, state: GameState, runtime: Runtime | None = None):
+    def __init__(self, state: GameState, runtime: Runtime | None = None) -> None:
         self._table = Table(state, runtime)
         self.log: list[Action] = []
 
@@ -57,18 +56,23 @@ class Game:
         return actions.legal(self._table.state)
 
     def check(self, action: Action) -> None:
-        """Raise IllegalAction if ``action`` is not legal now."""
-        actions.check(self._table.state, action)
+        """Raise IllegalAction if ``action`` is not legal now (TypeError if it is no action)."""
+        actions.check(self._table.state, actions.as_action(action))
 
     def apply(self, action: Action) -> list[str]:
-        """Take ``action``; returns the trace lines it produced."""
+        """Take ``action``; returns the trace lines it produced.
+
+        All or nothing: if anything raises on the way (an observer, say), the game is put
+        back exactly as it was and the exception goes on to the caller.
+        """
+        action = actions.as_action(action)
         table = self._table
         actions.check(table.state, action)
         before = table.state.copy()
         start = len(table.lines)
         try:
             actions.perform(table, action)
-        except IllegalAction:
+        except BaseException:
             table.state = before
             del table.lines[start:]
             raise

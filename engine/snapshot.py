@@ -96,7 +96,7 @@ def _plain(value: Any) -> Any:
 
 
 def load(data: Mapping[str, Any]) -> GameState:
-    if data.get("format") != FORMAT:
+    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
     return GameState(
