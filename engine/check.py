@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -46,6 +47,10 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ScenarioError as error:
         err.write(f"{error}\n")
         return 2
+    problem = _nothing_to_check(chosen, prepared.start.profile) or _unwritable(args)
+    if problem:
+        err.write(f"riftchart check: {problem}\n")
+        return 2
     settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
                         graph=bool(args.graph))
     report, plain = _run(prepared, settings, err)
@@ -73,8 +78,30 @@ def _bad_arguments(args: argparse.Namespace) -> str | None:
         return "--max-states must be 1 or more"
     if args.workers < 1:
         return "--workers must be 1 or more"
-    if args.graph and not args.graph.endswith((".graphml", ".dot", ".gv")):
-        return "--graph FILE must end in .graphml or .dot"
+    if args.graph and not args.graph.lower().endswith((".graphml", ".dot", ".gv")):
+        return "--graph FILE must end in .graphml, .dot or .gv"
+    return None
+
+
+def _nothing_to_check(chosen: list, profile: str) -> str | None:
+    if any(inv.applies_to(profile) for inv in chosen):
+        return None
+    names = ", ".join(inv.name for inv in chosen)
+    return f"{names}: not an invariant of profile {profile}: nothing to check (see --list)"
+
+
+def _unwritable(args: argparse.Namespace) -> str | None:
+    """Where the results would go cannot take them: said before a long search, not after."""
+    try:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot write to --out {args.out}: {error.strerror}"
+    if not os.access(args.out, os.W_OK):
+        return f"cannot write to --out {args.out}"
+    if args.graph:
+        folder = Path(args.graph).parent
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            return f"cannot write --graph {args.graph}: no writable folder {folder}"
     return None
 
 
@@ -169,6 +196,8 @@ def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, r
             "states_with": report.states,
             "reduction": round(plain.states / report.states, 3) if report.states else None,
             "same_verdict": sorted(plain.violations) == sorted(report.violations),
+            # a reduction is measured only where both searches went to their end
+            "both_complete": plain.complete and report.complete,
         }
     if graph_note:
         summary["graph"] = graph_note
@@ -201,6 +230,9 @@ def _print_summary(summary: dict, out: TextIO) -> None:
     if sym:
         out.write(f"  symmetry: {sym['states_without']} states without, {sym['states_with']} "
                   f"with ({sym['reduction']}x), same verdict: {sym['same_verdict']}\n")
+        if not sym["both_complete"]:
+            out.write("  (a search stopped at --max-states: the counts do not measure the "
+                      "reduction)\n")
     if summary.get("graph"):
         out.write(f"  {summary['graph']}\n")
     out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")

@@ -33,6 +33,8 @@ def scenario_for(
     invariant = violation.invariant
     name = f"Counterexample: {invariant.name} ({invariant.rule}) in {original.get('name', source)}"
     steps = [*prefix, *(to_step(a) for a in violation.path), {"expect": violation.witness}]
+    if invariant.refusals:
+        steps += [{"expect_error": step} for step in invariant.refusals(violation.witness)]
     return {"name": name, **setup, "steps": steps}
 
 
@@ -46,9 +48,10 @@ def write(
     """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path."""
     data = scenario_for(source, prefix, violation, rules)
     invariant = violation.invariant
+    beyond = f", after the file's own {len(prefix)}," if prefix else ""
     header = (
         f"# Written by `riftchart check`: invariant {invariant.name} ({invariant.rule}) fails\n"
-        f"# after {violation.depth} step(s) from the start of {Path(source).name}.\n"
+        f"# {violation.depth} step(s){beyond} from the start of {Path(source).name}.\n"
         f"# {invariant.doc}\n"
         "# The final expect shows the violation: it holds under the rules that were checked\n"
         "# and fails (exit 1) under rules that keep the invariant.\n"
@@ -103,7 +106,7 @@ def write_all(
 
 def write_graph(path: Path, report: Report) -> None:
     """The explored states and transitions as GraphML (networkx) or DOT, by the file's suffix."""
-    if path.suffix == ".graphml":
+    if path.suffix.lower() == ".graphml":
         _write_graphml(path, report)
     else:
         path.write_text(_dot(report), encoding="utf-8")
@@ -124,15 +127,20 @@ def _write_graphml(path: Path, report: Report) -> None:
     nx.write_graphml(graph, path)
 
 
+def _dot_string(text: str) -> str:
+    """A DOT string: json's escapes are DOT's ("\\n" is a line break in a label), and DOT reads
+    UTF-8, so other characters are written as they are."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _dot(report: Report) -> str:
     lines = ["digraph states {", "  node [shape=box, fontsize=10];"]
     for node in sorted(report.nodes):
         attrs = report.nodes[node]
         label = [f"s{node}", f"{attrs['state']}, turn {attrs['turn']}"]
         label += [f"{key} {attrs[key]}" for key in ("focus", "chain", "winner") if attrs[key]]
-        # json's string escapes are DOT's: "\n" is a line break in a label
-        lines.append(f"  s{node} [label={json.dumps(chr(10).join(label))}];")
+        lines.append(f"  s{node} [label={_dot_string(chr(10).join(label))}];")
     for source, target, action in report.edges:
-        lines.append(f"  s{source} -> s{target} [label={json.dumps(_edge_label(action))}];")
+        lines.append(f"  s{source} -> s{target} [label={_dot_string(_edge_label(action))}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -155,12 +155,9 @@ class Explorer:
         return next_turn
 
     def _process(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
-        """Results for a level in its order, from the worker processes or from here. Whether
-        a state is expanded is decided for the whole level before any result is merged, so
-        that one worker and several explore exactly the same transitions."""
-        if len(self.nodes) >= self.settings.max_states and expand:
-            self.report.complete = False  # the level is checked but not expanded
-            expand = False
+        """Results for a level in its order, from the worker processes or from here. Past
+        --max-states the states already found are still expanded (their transitions counted
+        and checked); only new states are refused (see :meth:`_discover`)."""
         if self._workers is not None:
             return self._workers.expand(level, expand)
         return (self.context.process(node, state, expand, itself) for node, state in level)

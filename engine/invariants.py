@@ -35,6 +35,9 @@ class Invariant:
     witness: Witness
     profiles: tuple[str, ...] = PROFILES
     doc: str = field(default="", compare=False)
+    # steps a counterexample adds as ``expect_error`` after its final expect, from the witness:
+    # for a promise no state view can show (that someone may act), what must be refused
+    refusals: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
 
     def applies_to(self, profile: str) -> bool:
         return profile in self.profiles
@@ -59,10 +62,11 @@ def _register(
     kind: str,
     witness: Witness,
     profiles: tuple[str, ...] = PROFILES,
+    refusals: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
 ) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
     def decorate(fn: Callable[..., bool]) -> Callable[..., bool]:
         doc = " ".join((fn.__doc__ or "").split())
-        _REGISTRY[name] = Invariant(name, rule, kind, fn, witness, profiles, doc)
+        _REGISTRY[name] = Invariant(name, rule, kind, fn, witness, profiles, doc, refusals)
         return fn
 
     return decorate
@@ -201,8 +205,27 @@ def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
     return all(len(set(f.scored)) == len(f.scored) for f in s.fields.values())
 
 
+def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps the rules give someone in a state that looks like ``shown``: a pass and an Add
+    for whoever holds Priority or Focus, ending the turn in Neutral Open in the Main phase,
+    answering a pending choice of battlefield. Where the rules deadlock, each is refused; where
+    they keep the promise, one of them is taken, so a counterexample's ``expect_error`` on it
+    fails."""
+    steps: list[dict[str, Any]] = []
+    for holder in dict.fromkeys(p for p in (shown["priority"], shown["focus"]) if p):
+        steps += [{"pass": holder}, {"add": holder}]
+    if shown["state"] == "neutral-open" and shown["turn"]["phase"] == "main":
+        steps.append({"end_turn": shown["turn"]["player"]})
+    choice = shown["pending_choice"]
+    if choice and choice["kind"] == "battlefield":
+        steps += [{"choose": {"player": choice["player"], "battlefield": bf}}
+                  for bf in choice["options"]]
+    return steps
+
+
 @_register("no_deadlock", "rules 11.9", "state",
-           _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"))
+           _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"),
+           refusals=_what_a_player_could_do)
 def no_deadlock(s: GameState, legal: Sequence[Action]) -> bool:
     """Someone can always act unless the game is over (rules 11.9: whatever stops the game
     waits for a player): legal() is empty only when there is a winner."""

@@ -125,7 +125,8 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value, sort_keys=False)
+    # JSON's notation, with every character as it is: the trace is text for people
+    return json.dumps(value, sort_keys=False, ensure_ascii=False)
 
 
 # --- printing ------------------------------------------------------------------------------

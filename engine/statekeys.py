@@ -150,8 +150,9 @@ class Symmetry:
         for unit in start.units_in_board_order():
             if unit.id in named:
                 continue
-            static = (unit.owner, unit.controller, unit.might, unit.keywords, unit.triggers,
-                      unit.name)
+            # a trigger's effect is a mapping: its text stands for it (equal effects, equal text)
+            triggers = tuple((t.when, repr(t.effect), t.targets) for t in unit.triggers)
+            static = (unit.owner, unit.controller, unit.might, unit.keywords, triggers, unit.name)
             groups.setdefault(static, []).append(unit.id)
         self.classes = tuple(tuple(ids) for ids in groups.values() if len(ids) > 1)
 

@@ -43,8 +43,9 @@ def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
     held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
     found: list[GameState] = []  # this level's children, by handle
     handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
-    # the keys of the children of earlier levels: all are nodes by now (past --max-states some
-    # may not be, but then no later level is expanded)
+    # the keys of the children of earlier levels: all are nodes by now, or were refused past
+    # --max-states (the parent has then marked the search incomplete; a transition to one is
+    # only counted, as it would be in one process)
     known: set[bytes] = set()
 
     def keep(key: Any, child: GameState) -> tuple[int, int] | None:

@@ -132,6 +132,19 @@ def test_json_report_shape(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     assert report["symmetry"] is None and report["violations"] == []
 
 
+def test_a_bound_that_is_just_enough_still_finds_everything(tmp_path: Path) -> None:
+    """--max-states stops only discovering states: with exactly as many as there are, the
+    search is complete, and every transition is counted and checked."""
+    start = prepare(str(_write(tmp_path, SMALL))).start
+    free = explore.explore(start, _settings())
+    for workers in (1, 2):
+        bounded = explore.explore(start, _settings(max_states=free.states, workers=workers))
+        assert bounded.complete
+        assert (bounded.states, bounded.transitions) == (free.states, free.transitions)
+    short = explore.explore(start, _settings(max_states=free.states - 1))
+    assert not short.complete and short.states == free.states - 1
+
+
 def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["check", str(_write(tmp_path, SMALL)), "--max-states", "100"]) == 0
     text = capsys.readouterr().out
@@ -185,6 +198,40 @@ def test_graphml_and_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert text.startswith("digraph states {") and "s0 -> s" in text
 
 
+def test_dot_labels_keep_their_characters(tmp_path: Path) -> None:
+    """DOT reads UTF-8: a player named Pé is written Pé, not as a JSON escape."""
+    data = {**SMALL, "players": ["P1", "Pé", "P3"],
+            "battlefields": [{"id": "A", "controller": "Pé"}, {"id": "B"}],
+            "units": [{**u, "controller": "Pé"} if u["controller"] == "P2" else u
+                      for u in SMALL["units"]],
+            "hands": {"Pé": SMALL["hands"]["P2"], "P3": SMALL["hands"]["P3"]}}
+    dot = tmp_path / "states.dot"
+    assert cli.main(["check", str(_write(tmp_path, data)), "--max-states", "50",
+                     "--graph", str(dot), "--out", str(tmp_path)]) == 0
+    text = dot.read_text(encoding="utf-8")
+    assert "Pé" in text and "\\u00e9" not in text
+
+
+def test_where_results_cannot_go_is_said_before_the_search(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    model = str(_write(tmp_path, SMALL))
+    nowhere = str(tmp_path / "missing" / "states.dot")
+    assert cli.main(["check", model, "--graph", nowhere, "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write --graph" in err and "states" not in err[:10]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert cli.main(["check", model, "--out", str(blocker / "cex")]) == 2
+    assert "cannot write to --out" in capsys.readouterr().err
+
+
+def test_an_invariant_the_profile_does_not_have_checks_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = cli.main(["check", str(_write(tmp_path, SMALL)), "--rules", "cr-1.4",
+                     "--invariant", "control_frozen_while_contested", "--out", str(tmp_path)])
+    assert code == 2 and "nothing to check" in capsys.readouterr().err
+
+
 def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixture,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(explore, "GRAPH_LIMIT", 50)
@@ -206,6 +253,32 @@ def test_symmetry_reduces_and_keeps_the_verdict(tmp_path: Path,
     sym = report["symmetry"]
     assert sym["states_with"] < sym["states_without"]  # F1 and F2 are interchangeable
     assert sym["same_verdict"]
+
+
+def test_symmetry_groups_units_with_equal_triggers(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    """Triggers hold mappings (their effects): units with equal ones are still alike, units
+    with different ones are not."""
+    alike = {"when": "move", "effect": {"draw": 1}}
+    data = {**SMALL, "units": [
+        *SMALL["units"][:2],
+        {"id": "F1", "controller": "P3", "might": 1, "at": "base", "triggers": [alike]},
+        {"id": "F2", "controller": "P3", "might": 1, "at": "base", "triggers": [alike]},
+        {"id": "F3", "controller": "P3", "might": 1, "at": "base",
+         "triggers": [{"when": "move", "effect": {"draw": 2}}]},
+    ]}
+    start = prepare(str(_write(tmp_path, data))).start
+    assert explore.Symmetry(start).classes == (("F1", "F2"),)
+    code, report = _check([str(_write(tmp_path, data)), "--symmetry", "--max-states", "3000"],
+                          capsys)
+    assert code == 0 and report["symmetry"]["same_verdict"]
+
+
+def test_a_capped_symmetry_run_says_it_measures_no_reduction(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(_write(tmp_path, SMALL)), "--symmetry", "--max-states", "100"],
+                          capsys)
+    assert code == 0 and report["symmetry"]["both_complete"] is False
 
 
 def test_symmetry_key_merges_swapped_units() -> None:

@@ -19,8 +19,9 @@ from unittest import mock
 import pytest
 import yaml
 
-from engine import cli, contest, effects, runner, scoring
+from engine import actions, cli, contest, effects, runner, scoring
 from engine.core import Table
+from engine.errors import IllegalAction
 from engine.models import BattlefieldModel, FocusModel
 
 # --- the broken rules ------------------------------------------------------------------------
@@ -40,6 +41,17 @@ def _never_clear_contested(original: Callable) -> Callable:
         return original(self, key, event, **args)
 
     return try_send
+
+
+def _no_pass_during_a_chain(original: Callable) -> Callable:
+    """(f) a Chain that nobody can pass: the game deadlocks."""
+
+    def pass_problem(s: Any, player: str) -> IllegalAction | None:
+        if s.chain:
+            return IllegalAction("nobody passes while a Chain exists", "broken")
+        return original(s, player)
+
+    return pass_problem
 
 
 @dataclass
@@ -119,6 +131,20 @@ MUTATIONS = [
                               "effect": {"move": {"units": ["F1"], "to": "A"}}}]},
         },
         "no_three_players",
+    ),
+    Mutation(
+        "nobody may pass or Add while a Chain exists",
+        [lambda: mock.patch.object(actions, "_pass_problem", _no_pass_during_a_chain(
+            actions._pass_problem)),
+         lambda: mock.patch.object(actions, "_may_add",
+                                   lambda s, player: not s.chain and s.priority == player)],
+        _two_player(
+            [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+            {"P1": [{"id": "S1", "type": "spell", "timing": "action", "effect": {"stun": {}}}]},
+        ),
+        # the deadlock looks like any chain waiting for a pass: the counterexample ends with
+        # the steps the rules would allow, each expected to be refused
+        "no_deadlock",
     ),
 ]
 
