@@ -30,7 +30,7 @@ class Game:
     """A Riftbound position in play, driven by actions."""
 
     def __init__(self, state: GameState, runtime: Runtime | None = None) -> None:
-        self._table = Table(state, runtime)
+        self._table = Table(state, _a_runtime(runtime))
         self.log: list[Action] = []
 
     # --- making one --------------------------------------------------------------------
@@ -44,6 +44,7 @@ class Game:
         runtime: Runtime | None = None,
     ) -> Game:
         """A scenario's setup (from a path, a dict or a loaded Scenario), its steps not played."""
+        runtime = _a_runtime(runtime)
         scenario = source if isinstance(source, Scenario) else load_scenario(source)
         if rules:
             scenario = scenario.with_rules(rules)
@@ -132,6 +133,14 @@ class Game:
     def replay(self, log: Iterable[Action]) -> None:
         for action in log:
             self.apply(action)
+
+
+def _a_runtime(runtime: Any) -> Runtime | None:
+    """``runtime`` if it can be one (None: the default); a TypeError, before any game is made,
+    for anything else (a name, say)."""
+    if runtime is not None and not callable(getattr(runtime, "send", None)):
+        raise TypeError(f"not a chart runtime (see engine.runtime): {runtime!r}")
+    return runtime
 
 
 def _shared_scores(scenario: Scenario) -> dict[str, int]:

@@ -99,3 +99,9 @@ def test_lists_in_actions_become_tuples_in_the_log() -> None:
 def test_the_installed_package_is_marked_typed() -> None:
     """PEP 561: type checkers read the API's hints only when the package says it has them."""
     assert importlib.resources.files("engine").joinpath("py.typed").is_file()
+
+
+def test_a_runtime_that_is_not_one_is_refused_at_once() -> None:
+    with pytest.raises(TypeError, match="not a chart runtime"):
+        Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml",
+                           runtime="checked")
