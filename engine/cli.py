@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
+
+import graphviz
 
 from statecharts import CHARTS
 
 from . import diagrams, graphs, runner, scxml
 from .state import PROFILES
+
+T = TypeVar("T")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -49,13 +54,37 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_diagrams(args: argparse.Namespace) -> int:
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
-    written = diagrams.write_diagrams(Path(args.out), formats)
+    unknown = sorted(set(formats) - set(diagrams.SUFFIXES))
+    if not formats or unknown:
+        known = ",".join(diagrams.SUFFIXES)
+        sys.stderr.write(f"riftchart diagrams: --format {args.format!r}: formats are {known}\n")
+        return 2
+    written = _writing("diagrams", args.out, lambda: diagrams.write_diagrams(args.out, formats))
+    if written is None:
+        return 2
     for path in written:
         sys.stdout.write(f"{path}\n")
     return 0
 
 
+def _writing(command: str, where: str, write: Callable[[], T]) -> T | None:
+    """``write()``; if it cannot write its files, one line on stderr and None (exit code 2)."""
+    try:
+        return write()
+    except OSError as error:
+        sys.stderr.write(f"riftchart {command}: cannot write to {where}: "
+                         f"{error.strerror or error}\n")
+    except graphviz.ExecutableNotFound:
+        sys.stderr.write(f"riftchart {command}: Graphviz's `dot` is needed for svg and png: "
+                         "install graphviz, or ask for --format dot,mermaid\n")
+    return None
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
+    return 2 if _writing("export", args.out, lambda: _export(args)) is None else 0
+
+
+def _export(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in sorted(CHARTS):
@@ -116,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     dia = sub.add_parser("diagrams", help="write every chart as a diagram")
     dia.add_argument("--out", default="diagrams")
-    dia.add_argument("--format", default="dot,svg,mermaid", help="svg,png,dot,mermaid")
+    dia.add_argument("--format", default="dot,svg,mermaid",
+                     help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES))
     dia.set_defaults(func=_cmd_diagrams)
 
     export = sub.add_parser("export", help="export the charts for other tools")

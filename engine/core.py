@@ -24,6 +24,8 @@ class TransitionTaken:
     target: str
     event: str
     rule: str
+    guard: str = ""  # the guards that held, as the diagrams write them ("" for none)
+    order: int = -1  # the transition's place in its chart's document order: which one it was
 
 
 Observer = Callable[[TransitionTaken], None]
@@ -73,7 +75,8 @@ class Table:
         chosen = self.runtime.send(self.state, key, route.name, event, model)
         for t in chosen:
             if self.observers:
-                self._announce(TransitionTaken(key, t.source, t.target, t.event, t.rule))
+                self._announce(TransitionTaken(key, t.source, t.target, t.event, t.rule,
+                                               t.guard_text(), t.order))
             model.transition = t
             for action in t.actions:
                 getattr(model, action)()

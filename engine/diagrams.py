@@ -264,7 +264,9 @@ def _mermaid_state(
 ) -> list[str]:
     pad = INDENT * depth
     if chart.states[state_id].kind == "atomic":
-        return [f"{pad}state {state_id}"]
+        # a bare name declares a simple state: Mermaid 11.17 misreads `state X` followed by
+        # `state Y {` as one state named across the line break
+        return [f"{pad}{state_id}"]
     return [
         f"{pad}state {state_id} {{",
         *_mermaid_body(chart, state_id, placed, depth + 1),

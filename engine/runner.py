@@ -186,15 +186,15 @@ def run_files(
 ) -> int:
     """Run several files; each stops at its first failure; the exit code is the highest.
 
-    With ``diagrams_dir``, each file also gets its lit charts and a step-through page there.
+    With ``diagrams_dir``, each file also gets its lit charts and a step-through page there,
+    named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run). A
+    page that cannot be written is one line on ``err`` and exit code 2; the trace is printed
+    first.
     """
     code = OK
+    pages: list[str] = []
     for path in paths:
         result = run_file(path, rules=rules)
-        if diagrams_dir is not None and result.code != INVALID:
-            from . import stepthrough
-
-            stepthrough.write_lit_run(result, diagrams_dir)
         if result.code == INVALID:
             err.write(f"{result.message}\n")
         elif as_json:
@@ -204,7 +204,37 @@ def run_files(
         else:
             print_text(result, out)
         code = max(code, result.code)
+        if diagrams_dir is not None and result.code != INVALID:
+            page = _page_name(Path(result.path).stem or "scenario", pages)
+            if not _write_page(result, diagrams_dir, page, err):
+                code = INVALID
     return code
+
+
+def _page_name(stem: str, taken: list[str]) -> str:
+    """``stem``, or ``stem-N`` if an earlier file of the run had the same name."""
+    name, n = stem, 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}"
+    taken.append(name)
+    return name
+
+
+def _write_page(result: RunResult, folder: Path, name: str, err: TextIO) -> bool:
+    import graphviz
+
+    from . import stepthrough
+
+    try:
+        stepthrough.write_lit_run(result, folder, name)
+        return True
+    except OSError as error:
+        err.write(f"riftchart run: cannot write diagrams to {folder}: "
+                  f"{error.strerror or error}\n")
+    except graphviz.ExecutableNotFound:
+        err.write("riftchart run: --diagrams needs Graphviz's `dot`: install graphviz\n")
+    return False
 
 
 def bundled_scenarios() -> list[Path]:

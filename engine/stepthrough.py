@@ -26,7 +26,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,24 +94,10 @@ def lit_charts(record: StepRecord) -> list[LitChart]:
 
 
 def _compiled_transitions(chart: str, taken: Iterable[TransitionTaken]) -> frozenset[Transition]:
-    """The compiled transitions that the observed ones were: same source, event, rule and
-    target. An observed one that the table lacks is left unmarked rather than failing the
-    page: a missing highlight is better than no picture."""
-    index = _transition_index(chart)
-    found: set[Transition] = set()
-    for step in taken:
-        found.update(index.get((step.source, step.event, step.rule, step.target), ()))
-    return frozenset(found)
-
-
-@cache
-def _transition_index(chart: str) -> dict[tuple[str, str, str, str], tuple[Transition, ...]]:
-    index: dict[tuple[str, str, str, str], list[Transition]] = {}
-    for transition in compiled(chart).transitions:
-        for target in transition.targets:
-            key = (transition.source, transition.event, transition.rule, target)
-            index.setdefault(key, []).append(transition)
-    return {key: tuple(found) for key, found in index.items()}
+    """The compiled transitions that the observed ones were, by their document order (two
+    transitions may share source, event, rule and target and differ only in their guards)."""
+    transitions = compiled(chart).transitions
+    return frozenset(transitions[step.order] for step in taken if step.order >= 0)
 
 
 @lru_cache(maxsize=1024)
@@ -124,17 +110,17 @@ def _lit_svg(chart: str, active: frozenset[str], taken: frozenset[Transition]) -
 # --- files --------------------------------------------------------------------------------
 
 
-def write_lit_run(result: RunResult, out_dir: str | Path) -> list[Path]:
+def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = None) -> list[Path]:
     """Write the lit charts of every step and the step-through page of ``result``.
 
     Writes ``<out_dir>/<stem>/step-NNN-<chart>.svg`` for every step and chart (``<chart>``
     is the chart key with ``:`` replaced, e.g. ``battlefield-A``) and ``<out_dir>/<stem>.html``,
-    ``<stem>`` being the scenario file's name without its suffix. Older ``step-*.svg`` files
-    in ``<out_dir>/<stem>/`` (from a longer earlier run) are removed. Returns the paths
-    written, sorted.
+    ``<stem>`` being ``name`` or else the scenario file's name without its suffix. Older
+    ``step-*.svg`` files in ``<out_dir>/<stem>/`` (from a longer earlier run) are removed.
+    Returns the paths written, sorted.
     """
     out = Path(out_dir)
-    stem = Path(result.path).stem or "scenario"
+    stem = name or Path(result.path).stem or "scenario"
     folder = out / stem
     folder.mkdir(parents=True, exist_ok=True)
     frames = [lit_charts(record) for record in result.steps]
@@ -356,12 +342,17 @@ def _taken_html(taken: Sequence[TransitionTaken]) -> str:
     # in the order they were taken, across charts: that is how the rules flowed
     items = [
         f"<li><code>{_e(step.chart)}</code> {_e(step.source)} \u2192 {_e(step.target)} "
-        f"on <code>{_e(step.event)}</code> <span class=\"rule\">({_e(step.rule)})</span></li>"
+        f"on <code>{_e(step.event)}</code>{_guard_html(step.guard)} "
+        f"<span class=\"rule\">({_e(step.rule)})</span></li>"
         for step in taken
     ]
     if not items:
         return '<p class="none">None.</p>'
     return f'<ol class="taken">{"".join(items)}</ol>'
+
+
+def _guard_html(guard: str) -> str:
+    return f" [{_e(guard)}]" if guard else ""
 
 
 def _state_html(state: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:

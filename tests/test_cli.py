@@ -173,3 +173,30 @@ def test_the_trace_says_why_an_ability_of_no_one_hits_nobody():
     done = riftchart("run", str(path))
     assert done.returncode == 0, done.stdout
     assert 'A:beginning: "you" is no one here, so no unit is an enemy (S 184.6.c)' in done.stdout
+
+
+# --- diagrams and exports: what cannot be done is one line and exit code 2 -----------------
+
+
+def test_diagram_formats_are_checked(tmp_path):
+    for formats in ("svg,bogus", ","):
+        done = riftchart("diagrams", "--out", str(tmp_path / "d"), "--format", formats)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+        assert "formats are dot,svg,png,mermaid,scxml" in done.stderr
+
+
+def test_diagrams_and_exports_say_where_they_cannot_write(tmp_path):
+    blocker = write(tmp_path, "a-file", "x")
+    for args in (["diagrams", "--format", "dot"], ["export", "--format", "json"]):
+        done = riftchart(*args, "--out", blocker)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.count("\n") == 1 and f"cannot write to {blocker}" in done.stderr
+
+
+def test_svg_without_graphviz_says_what_to_install(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "diagrams", "--out", str(tmp_path), "--format",
+         "svg"], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PATH": str(tmp_path)})  # no `dot` on this PATH
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "install graphviz" in done.stderr

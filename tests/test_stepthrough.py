@@ -3,6 +3,7 @@ scenario file can run in it, and it steps back and forth in a real (headless) br
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -140,6 +141,44 @@ def test_each_step_lists_its_lit_states(tmp_path: Path) -> None:
     assert len(active) == len(result.steps)
     assert "uncontested" in active[0].split() and "neutral" in active[0].split()
     assert "showdown" in active[1].split() and "contested" in active[1].split()
+
+
+def test_only_the_transition_taken_is_lit_not_its_look_alikes(tmp_path: Path) -> None:
+    """The scheduler's open_contest has two transitions with the same source, target and rule
+    (a Showdown or a Combat qualifies): opening a Showdown lights the first only."""
+    result = _run(_scenario(tmp_path, "s", "Showdown"))
+    (scheduler,) = [lit for lit in stepthrough.lit_charts(result.steps[1])
+                    if lit.key == "scheduler"]
+    assert [t.guard_text() for t in scheduler.taken_in_order] == [
+        "neutral_open and a_showdown_qualifies"]
+    page = (tmp_path / "out").joinpath("s.html")
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    assert "[neutral_open and a_showdown_qualifies]" in page.read_text(encoding="utf-8")
+
+
+def test_scenarios_with_the_same_name_get_a_page_each(tmp_path: Path) -> None:
+    from engine import runner
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    paths = [_scenario(one, "s", "First"), _scenario(two, "s", "Second")]
+    out, err = io.StringIO(), io.StringIO()
+    assert runner.run_files(paths, out, err, diagrams_dir=tmp_path / "lit") == OK
+    pages = sorted(p.name for p in (tmp_path / "lit").glob("*.html"))
+    assert pages == ["s-2.html", "s.html"]
+    assert "Second" in (tmp_path / "lit" / "s-2.html").read_text(encoding="utf-8")
+
+
+def test_a_page_that_cannot_be_written_is_one_line_after_the_trace(tmp_path: Path) -> None:
+    from engine import runner
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    out, err = io.StringIO(), io.StringIO()
+    code = runner.run_files([_scenario(tmp_path, "s", "Showdown")], out, err,
+                            diagrams_dir=blocker)
+    assert code == 2 and "PASS" in out.getvalue()
+    assert err.getvalue().count("\n") == 1 and "cannot write diagrams" in err.getvalue()
 
 
 def test_file_names_of_odd_battlefield_ids_stay_in_their_folder() -> None:
