@@ -254,13 +254,13 @@ NO, MAY, MUST = Destination.NO, Destination.MAY, Destination.MUST
 
 def needs(effect: Mapping[str, Any] | None) -> tuple[bool, Destination]:
     """Whether an effect takes its targets from the play step, and whether its destination
-    (a move's must come from somewhere; a play_unit's defaults to the base)."""
-    if not effect:
-        return False, NO
-    ((kind, arg),) = effect.items()
-    if kind == "sequence":
-        parts = [needs(e) for e in arg]
-        return any(t for t, _ in parts), max((d for _, d in parts), default=NO)
+    (a move's must come from somewhere; a play_unit's defaults to the base); a sequence needs
+    what any of its parts needs."""
+    parts = [_part_needs(kind, arg) for kind, arg in _effect_parts(effect)]
+    return any(t for t, _ in parts), max((d for _, d in parts), default=NO)
+
+
+def _part_needs(kind: str, arg: Any) -> tuple[bool, Destination]:
     if kind in ("gain_points", "draw"):
         return False, NO
     if kind == "play_unit":
@@ -277,7 +277,7 @@ def _check_play(s: GameState, p: Play) -> None:
         return
     wants_targets, wants_to = needs(card.effect)
     _check_play_targets(s, p, wants_targets)
-    _check_play_destination(s, p, wants_to)
+    _check_play_destination(s, p, card, wants_to)
 
 
 def _check_unit_play(s: GameState, p: Play) -> None:
@@ -312,23 +312,22 @@ def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
             raise IllegalAction(f"target {uid} is not a unit on the board", "CR 185.2.a")
 
 
-def _check_play_destination(s: GameState, p: Play, wants_to: int) -> None:
+def _check_play_destination(s: GameState, p: Play, card: Card, wants_to: int) -> None:
     """A spell names a destination (``to``) as its effect needs one (:func:`needs`)."""
     if wants_to == MUST and p.to is None:
         raise IllegalAction(f"{p.card} needs a destination (to)", "CR 185.2.a")
     if p.to is not None and wants_to == NO:
         raise IllegalAction(f"{p.card} takes no destination", "CR 185.2.a")
     if p.to is not None and p.to != "base":
-        _check_play_battlefield(s, p, p.to)
+        _check_play_battlefield(s, p, card, p.to)
 
 
-def _check_play_battlefield(s: GameState, p: Play, to: str) -> None:
-    """A battlefield chosen as a spell's destination: every player whose units it moves (the
-    targets' controllers, else the caster) may go there, and it still seats only opponents."""
+def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
+    """A battlefield chosen as a spell's destination: every player whose units it takes there
+    (:func:`_sent_to_chosen`) may go there, and it still seats only opponents."""
     if to not in s.fields:
         raise IllegalAction(f"{to!r} is not a battlefield or base", "CR 185.2.a")
-    # the targets were checked first: each is a unit on the board
-    movers = {s.units[uid].controller for uid in p.targets} or {p.player}
+    movers = _sent_to_chosen(s, p, card.effect)
     for player in sorted(movers):
         problem = effects.destination_problem(s, player, to)
         if problem:
@@ -338,6 +337,33 @@ def _check_play_battlefield(s: GameState, p: Play, to: str) -> None:
         # one chosen destination for several players' units: together they must still
         # leave at most two opposing players there (rules.md 8)
         raise IllegalAction(f"{to} would hold units of {', '.join(sorted(seated))}", "CR 444.2")
+
+
+def _sent_to_chosen(s: GameState, p: Play, effect: Mapping[str, Any] | None) -> set[str]:
+    """The players whose units a play's chosen destination takes there: the controllers of the
+    units its moves take (the units the effect names, else the targets, which were checked
+    first: each is on the board), and the caster for a ``play_unit`` (rules.md 8)."""
+    movers: set[str] = set()
+    for kind, arg in _effect_parts(effect):
+        if isinstance(arg, Mapping) and "to" in arg:
+            continue  # a destination of its own: not the chosen one
+        if kind == "move":
+            named = isinstance(arg, Mapping) and "units" in arg
+            units = [s.units.get(uid) for uid in (arg["units"] if named else p.targets)]
+            movers |= {u.controller for u in units if u is not None and u.on_board}
+        elif kind == "play_unit":
+            movers.add(p.player)
+    return movers or {p.player}
+
+
+def _effect_parts(effect: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
+    """The effect's parts, a ``sequence`` flattened, in order."""
+    if not effect:
+        return []
+    ((kind, arg),) = effect.items()
+    if kind == "sequence":
+        return [part for inner in arg for part in _effect_parts(inner)]
+    return [(kind, arg)]
 
 
 def _check_pass(s: GameState, p: Pass) -> None:

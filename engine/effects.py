@@ -109,6 +109,7 @@ def enter_board(
         order=s.next_order,
         keywords=template.keywords,
         triggers=template.triggers,
+        timing=template.timing,
     )
     s.next_order += 1
     where = f"{player}'s base" if to == "base" else to
@@ -263,7 +264,7 @@ def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
         id=uid,
         name=unit.name,
         type="unit",
-        timing="none",
+        timing=unit.timing,
         might=unit.might,
         keywords=unit.keywords,
         triggers=unit.triggers,

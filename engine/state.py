@@ -68,6 +68,9 @@ class Unit:
     keywords: tuple[str, ...] = ()
     triggers: tuple[Trigger, ...] = ()
     designation: str | None = None
+    # the timing keyword of the card it was played from, which it keeps if it returns to
+    # hand ("none" for a unit the setup put on the board)
+    timing: str = "none"
 
     @property
     def on_board(self) -> bool:

@@ -152,7 +152,8 @@ class Symmetry:
                 continue
             # a trigger's effect is a mapping: its text stands for it (equal effects, equal text)
             triggers = tuple((t.when, repr(t.effect), t.targets) for t in unit.triggers)
-            static = (unit.owner, unit.controller, unit.might, unit.keywords, triggers, unit.name)
+            static = (unit.owner, unit.controller, unit.might, unit.keywords, triggers, unit.name,
+                      unit.timing)
             groups.setdefault(static, []).append(unit.id)
         self.classes = tuple(tuple(ids) for ids in groups.values() if len(ids) > 1)
 
