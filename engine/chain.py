@@ -61,6 +61,8 @@ def resolve_newest(table: Table, rule: str, at_once: bool) -> None:
 def priority_after_resolution(table: Table, rule: str, resolved: ChainItem | None) -> None:
     s = table.state
     s.passes = 0
+    if s.winner:
+        return  # the item won the game: nobody receives Priority again (docs/decisions.md D13)
     if resolved is not None and (
         resolved.kind == "add" or (resolved.card is not None and resolved.card.type == "unit")
     ):

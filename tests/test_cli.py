@@ -200,3 +200,12 @@ def test_svg_without_graphviz_says_what_to_install(tmp_path):
         env={**os.environ, "PATH": str(tmp_path)})  # no `dot` on this PATH
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "install graphviz" in done.stderr
+
+
+def test_after_a_win_nobody_receives_priority_in_the_trace():
+    """D13: the game stops where the win found it; the trace says nothing happens after."""
+    (path,) = [p for p in SCENARIOS if p.name.startswith("080_")]
+    done = riftchart("run", str(path))
+    assert done.returncode == 0, done.stdout
+    after_win = done.stdout.split("P1 wins with 2 points (CR 467)")[1]
+    assert "receives Priority" not in after_win
