@@ -331,19 +331,17 @@ def write_diagrams(
     if unknown:
         raise ValueError(f"unknown diagram format(s) {unknown}; known: {sorted(SUFFIXES)}")
     out = Path(out_dir)
+    # everything is drawn before anything is written: a failure (no Graphviz) leaves no half set
+    contents = {out / f"{name}{SUFFIXES[fmt]}": _render(name, fmt)
+                for name in sorted(CHARTS) for fmt in formats}
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in sorted(CHARTS):
-        for fmt in formats:
-            path = out / f"{name}{SUFFIXES[fmt]}"
-            content = _render(name, fmt)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                # newline="\n": the same bytes on every platform
-                path.write_text(content, encoding="utf-8", newline="\n")
-            written.append(path)
-    return sorted(written)
+    for path, content in contents.items():
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            # newline="\n": the same bytes on every platform
+            path.write_text(content, encoding="utf-8", newline="\n")
+    return sorted(contents)
 
 
 def _render(name: str, fmt: str) -> str | bytes:

@@ -200,6 +200,7 @@ def test_svg_without_graphviz_says_what_to_install(tmp_path):
         env={**os.environ, "PATH": str(tmp_path)})  # no `dot` on this PATH
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "install graphviz" in done.stderr
+    assert not any(tmp_path.iterdir())  # nothing half written
 
 
 def test_after_a_win_nobody_receives_priority_in_the_trace():
