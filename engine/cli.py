@@ -25,6 +25,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         sys.stdout,
         sys.stderr,
         as_json=args.json,
+        with_trace=args.trace,
         rules=args.rules,
         diagrams_dir=Path(args.diagrams) if args.diagrams else None,
     )
@@ -109,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run scenario files and print their traces")
     run.add_argument("files", nargs="+")
     run.add_argument("--json", action="store_true", help="one JSON object per step")
+    run.add_argument("--trace", action="store_true",
+                     help="with --json: each step's trace lines too, under \"trace\"")
     run.add_argument("--rules", choices=PROFILES, help="override the rules profile")
     run.add_argument(
         "--diagrams", metavar="DIR", help="write lit charts per step and a step-through page"

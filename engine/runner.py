@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,21 +160,15 @@ def print_text(result: RunResult, out: TextIO) -> None:
         out.write(f"FAIL {result.message}\n")
 
 
-def print_json(result: RunResult, out: TextIO) -> None:
+def print_json(result: RunResult, out: TextIO, *, with_trace: bool = False) -> None:
+    """One object per step, step 0 the setup, with exactly the keys scenario-format.md names
+    (``file``, ``step``, ``do``, ``state``); ``with_trace`` adds the step's trace lines."""
     for rec in result.steps:
-        out.write(
-            json.dumps(
-                {
-                    "file": result.path,
-                    "step": rec.index,
-                    "do": rec.do,
-                    "state": rec.state,
-                    "trace": rec.lines,
-                },
-                sort_keys=False,
-            )
-            + "\n"
-        )
+        line: dict[str, Any] = {"file": result.path, "step": rec.index, "do": rec.do,
+                                "state": rec.state}
+        if with_trace:
+            line["trace"] = rec.lines
+        out.write(json.dumps(line, sort_keys=False) + "\n")
 
 
 def run_files(
@@ -181,6 +177,7 @@ def run_files(
     err: TextIO,
     *,
     as_json: bool = False,
+    with_trace: bool = False,
     rules: str | None = None,
     diagrams_dir: Path | None = None,
 ) -> int:
@@ -189,26 +186,45 @@ def run_files(
     With ``diagrams_dir``, each file also gets its lit charts and a step-through page there,
     named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run). A
     page that cannot be written is one line on ``err`` and exit code 2; the trace is printed
-    first.
+    first. If the reader of ``out`` goes away (``| head``), the rest runs without printing,
+    so that the exit code is still the highest of all files.
     """
     code = OK
     pages: list[str] = []
     for path in paths:
         result = run_file(path, rules=rules)
-        if result.code == INVALID:
-            err.write(f"{result.message}\n")
-        elif as_json:
-            print_json(result, out)
-            if result.code:
-                err.write(f"FAIL {result.message}\n")
-        else:
-            print_text(result, out)
+        try:
+            _report(result, out, err, as_json, with_trace)
+        except BrokenPipeError:
+            out = err = _nowhere()
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
             page = _page_name(Path(result.path).stem or "scenario", pages)
             if not _write_page(result, diagrams_dir, page, err):
                 code = INVALID
     return code
+
+
+def _report(result: RunResult, out: TextIO, err: TextIO, as_json: bool,
+            with_trace: bool) -> None:
+    if result.code == INVALID:
+        err.write(f"{result.message}\n")
+    elif as_json:
+        print_json(result, out, with_trace=with_trace)
+        if result.code:
+            err.write(f"FAIL {result.message}\n")
+    else:
+        print_text(result, out)
+    out.flush()  # a reader that went away is found here, not at exit
+
+
+def _nowhere() -> TextIO:
+    """Where the output goes once its reader has gone: nowhere, and the process's stdout too,
+    so that Python's flush at exit does not complain again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(devnull, sys.stdout.fileno())
+    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
 
 
 def _page_name(stem: str, taken: list[str]) -> str:

@@ -696,6 +696,12 @@ class _Checker:
         self.check_ref(ident, at, self.units.__contains__, "unit")
         return ident
 
+    def unit_refs(self, value: Any, at: _At) -> tuple[str, ...]:
+        """Units a step names: each a known unit; whether the list is empty or names one twice
+        is for the rules to judge (the step is refused), not a fault of the file."""
+        items = self.sequence(value, at)
+        return tuple(self.unit(item, at.item(items, i)) for i, item in enumerate(items))
+
     def units_list(self, value: Any, at: _At, *, allow_empty: bool = False) -> tuple[str, ...]:
         items = self.sequence(value, at)
         if not items and not allow_empty:
@@ -977,7 +983,7 @@ class _Checker:
             move = self.mapping(payload, where)
             self.keys(move, where, required=("player", "units", "to"))
             args = {"player": self.player(*self.field(move, "player", where)),
-                    "units": self.units_list(*self.field(move, "units", where)),
+                    "units": self.unit_refs(*self.field(move, "units", where)),
                     "to": self.destination(*self.field(move, "to", where))}
         elif kind == "play":
             play = self.mapping(payload, where)
@@ -985,8 +991,7 @@ class _Checker:
             card, card_at = self.field(play, "card", where)
             args = {"player": self.player(*self.field(play, "player", where)),
                     "card": self.card_ref(card, card_at),
-                    "targets": self.optional(play, "targets", where, (), lambda value, at: (
-                        self.units_list(value, at, allow_empty=True))),
+                    "targets": self.optional(play, "targets", where, (), self.unit_refs),
                     "to": self.optional(play, "to", where, None, self.destination)}
         elif kind == "choose":
             choose = self.mapping(payload, where)
@@ -1041,11 +1046,11 @@ class _Checker:
             elif key in ("control", "contested"):
                 self.keyed(item, where, self.battlefield, self.player_or_null)
             elif key == "staged":
-                self.keyed(item, where, self.battlefield, self.staged_list)
+                self.keyed(item, where, self.battlefield, self.expected_staged)
             elif key in ("score", "hand"):
                 self.keyed(item, where, self.player, self.integer)
             elif key == "scored_this_turn":
-                self.keyed(item, where, self.battlefield, self.player_list)
+                self.keyed(item, where, self.battlefield, self.expected_players)
             elif key == "units":
                 self.keyed(item, where, self.unit, self.expect_unit)
             elif key == "pending_choice":
@@ -1072,9 +1077,16 @@ class _Checker:
     def player_list(self, value: Any, at: _At) -> tuple[str, ...]:
         return self.distinct(self.sequence(value, at), at, self.player)
 
-    def staged_list(self, value: Any, at: _At) -> tuple[str, ...]:
-        return self.distinct(self.sequence(value, at), at,
-                             lambda kind, where: self.choice(kind, where, STAGED_KINDS))
+    # An expected list may name a value twice: it is compared whole with the view, which never
+    # repeats one, so such an expect fails (exit 1) rather than making the file invalid.
+    def expected_players(self, value: Any, at: _At) -> tuple[str, ...]:
+        items = self.sequence(value, at)
+        return tuple(self.player(item, at.item(items, i)) for i, item in enumerate(items))
+
+    def expected_staged(self, value: Any, at: _At) -> tuple[str, ...]:
+        items = self.sequence(value, at)
+        return tuple(self.choice(item, at.item(items, i), STAGED_KINDS)
+                     for i, item in enumerate(items))
 
     def expect_showdown(self, value: Any, at: _At) -> None:
         showdown = self.mapping(value, at)

@@ -85,7 +85,10 @@ def test_json_prints_one_object_per_step_from_the_setup(tmp_path):
     assert rows[0]["do"] is None and rows[0]["state"]["state"] == "neutral-open"
     assert rows[1]["do"] == {"move": {"player": "P1", "units": ["U1"], "to": "A"}}
     assert rows[-1]["state"]["score"] == {"P1": 1, "P2": 0}
-    assert set(rows[1]) >= {"file", "step", "do", "state"}
+    assert all(list(r) == ["file", "step", "do", "state"] for r in rows)  # exactly these
+    traced = riftchart("run", "--json", "--trace", write(tmp_path, "ok.yaml", EXAMPLE))
+    rows = [json.loads(line) for line in traced.stdout.splitlines()]
+    assert "A: Contested by P1 (S 184.3.a)" in rows[1]["trace"]
 
 
 def test_rules_option_overrides_the_profile(tmp_path):
@@ -154,8 +157,16 @@ def test_a_reader_that_stops_early_gets_no_traceback(tmp_path):
     assert process.stdout.readline().startswith(b'{"file"')
     process.stdout.close()
     errors = process.stderr.read()
-    process.wait(timeout=120)
+    assert process.wait(timeout=120) == 0  # every file still ran, and passed
     assert b"Traceback" not in errors and b"Error" not in errors, errors.decode()
+    # the exit code is still the highest of all files (scenario-format.md)
+    bad = write(tmp_path, "bad.yaml", "name: bad\nplayers: [P1, P2]\n")
+    process = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", bad, *files],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()
+    process.stderr.read()
+    assert process.wait(timeout=120) == 2
 
 
 def test_names_the_terminal_cannot_show_are_escaped(tmp_path):
@@ -210,3 +221,33 @@ def test_after_a_win_nobody_receives_priority_in_the_trace():
     assert done.returncode == 0, done.stdout
     after_win = done.stdout.split("P1 wins with 2 points (CR 467)")[1]
     assert "receives Priority" not in after_win
+
+
+STEPS_THE_RULES_JUDGE = """\
+name: steps the rules judge
+players: [P1, P2]
+battlefields: [{id: A}]
+units: [{id: U1, controller: P1, might: 1, at: base}]
+hands: {P1: [{id: S1, type: spell, timing: action, effect: {stun: {}}}]}
+steps:
+  - expect_error: {move: {player: P1, units: [U1, U1], to: A}}
+  - expect_error: {move: {player: P1, units: [], to: A}}
+  - expect_error: {play: {player: P1, card: S1, targets: [U1, U1]}}
+"""
+
+
+def test_a_step_the_rules_refuse_is_not_a_bad_file(tmp_path):
+    """Naming a unit twice, or none, is for the rules to refuse (exit 0 under expect_error,
+    1 as a plain step), not a fault of the file (exit 2 is for bad keys and ids)."""
+    assert riftchart("run", write(tmp_path, "s.yaml", STEPS_THE_RULES_JUDGE)).returncode == 0
+    plain = STEPS_THE_RULES_JUDGE.replace(
+        "  - expect_error: {move: {player: P1, units: [U1, U1], to: A}}",
+        "  - move: {player: P1, units: [U1, U1], to: A}")
+    done = riftchart("run", write(tmp_path, "p.yaml", plain))
+    assert done.returncode == 1 and "refused" in done.stdout
+
+
+def test_an_expected_list_that_repeats_a_value_fails_rather_than_being_invalid(tmp_path):
+    text = EXAMPLE + "  - expect: {scored_this_turn: {A: [P1, P1]}}\n"
+    done = riftchart("run", write(tmp_path, "s.yaml", text))
+    assert done.returncode == 1 and "scored_this_turn.A" in done.stdout + done.stderr
