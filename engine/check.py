@@ -136,7 +136,9 @@ class _ProgressBar:
             return None
         self.bar = Progress(
             TextColumn("{task.description}"), BarColumn(),
-            TextColumn("{task.completed} states, {task.fields[transitions]} transitions"),
+            # the bar fills towards --max-states: how near the search is to its bound
+            TextColumn("{task.completed} states (at most {task.total}), "
+                       "{task.fields[transitions]} transitions"),
             TimeElapsedColumn(), console=Console(file=self.err), transient=True,
         )
         self.bar.start()
