@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -169,10 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except BrokenPipeError:
-        # the reader went away (`riftchart run --json FILE | head -1`): stop quietly; Python
-        # would complain again on exit while flushing, so stdout goes nowhere from here
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # the reader went away (`riftchart check FILE | head -1`): stop quietly
+        runner.reader_gone()
         return 1
 
 

@@ -196,7 +196,7 @@ def run_files(
         try:
             _report(result, out, err, as_json, with_trace)
         except BrokenPipeError:
-            out = err = _nowhere()
+            out = err = reader_gone()
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
             page = _page_name(Path(result.path).stem or "scenario", pages)
@@ -218,7 +218,7 @@ def _report(result: RunResult, out: TextIO, err: TextIO, as_json: bool,
     out.flush()  # a reader that went away is found here, not at exit
 
 
-def _nowhere() -> TextIO:
+def reader_gone() -> TextIO:
     """Where the output goes once its reader has gone: nowhere, and the process's stdout too,
     so that Python's flush at exit does not complain again."""
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -36,12 +36,14 @@ import os
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import yaml
 
 from engine.errors import ScenarioError
 from engine.state import PHASES, PROFILES
+
+T = TypeVar("T")
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 50
@@ -629,6 +631,11 @@ class _Checker:
             self.fail(at, f"expected one of: {_options(options)}; got {shown}")
         return value
 
+    def each(self, value: Any, at: _At, check: Callable[[Any, _At], T]) -> tuple[T, ...]:
+        """A list whose every item passes ``check`` (at its own place in the file)."""
+        items = self.sequence(value, at)
+        return tuple(check(item, at.item(items, index)) for index, item in enumerate(items))
+
     def distinct(self, items: list | tuple, at: _At, check: Callable[[Any, _At], str]
                  ) -> tuple[str, ...]:
         """A list of values passing ``check``, each at most once."""
@@ -699,8 +706,7 @@ class _Checker:
     def unit_refs(self, value: Any, at: _At) -> tuple[str, ...]:
         """Units a step names: each a known unit; whether the list is empty or names one twice
         is for the rules to judge (the step is refused), not a fault of the file."""
-        items = self.sequence(value, at)
-        return tuple(self.unit(item, at.item(items, i)) for i, item in enumerate(items))
+        return self.each(value, at, self.unit)
 
     def units_list(self, value: Any, at: _At, *, allow_empty: bool = False) -> tuple[str, ...]:
         items = self.sequence(value, at)
@@ -910,9 +916,7 @@ class _Checker:
     # ---- triggers and effects ------------------------------------------------------------
 
     def read_triggers(self, value: Any, at: _At) -> tuple[TriggerSpec, ...]:
-        items = self.sequence(value, at)
-        return tuple(self.read_trigger(item, at.item(items, index))
-                     for index, item in enumerate(items))
+        return self.each(value, at, self.read_trigger)
 
     def read_trigger(self, value: Any, at: _At) -> TriggerSpec:
         entry = self.mapping(value, at)
@@ -1080,13 +1084,10 @@ class _Checker:
     # An expected list may name a value twice: it is compared whole with the view, which never
     # repeats one, so such an expect fails (exit 1) rather than making the file invalid.
     def expected_players(self, value: Any, at: _At) -> tuple[str, ...]:
-        items = self.sequence(value, at)
-        return tuple(self.player(item, at.item(items, i)) for i, item in enumerate(items))
+        return self.each(value, at, self.player)
 
     def expected_staged(self, value: Any, at: _At) -> tuple[str, ...]:
-        items = self.sequence(value, at)
-        return tuple(self.choice(item, at.item(items, i), STAGED_KINDS)
-                     for i, item in enumerate(items))
+        return self.each(value, at, lambda item, where: self.choice(item, where, STAGED_KINDS))
 
     def expect_showdown(self, value: Any, at: _At) -> None:
         showdown = self.mapping(value, at)
