@@ -65,7 +65,18 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
     s = table.state
     present = s.players_at(bf)
     applier = s.fields[bf].applier
-    attacker = applier if applier in present else present[0]
+    attacker = applier
+    if applier not in present:
+        # a running Showdown keeps its Contested while its applier is away (Cleanup step 7),
+        # so a conversion can find the applier gone: the player there who does not control
+        # the battlefield attacks, as step 7 would have them apply Contested (decisions D17)
+        rivals = [p for p in present if p != s.fields[bf].controller]
+        attacker = (rivals or list(present))[0]
+        table.say(
+            f"{applier} applied Contested but has no units at {bf}: {attacker}, who does not "
+            "control it, is the Attacker",
+            "CR 454",
+        )
     defender = next(p for p in present if s.opponents(attacker, p))
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
     s.passes = 0

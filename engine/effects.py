@@ -47,13 +47,13 @@ def destination_problem(s: GameState, player: str, bf: str) -> tuple[str, str] |
 
 def _combatants(s: GameState, bf: str) -> set[str]:
     """The two players of a staged or ongoing Combat there (rules 11.10: two opposing players
-    with units there count as one already)."""
+    with units there count as one already). A staged Combat is one only while two opposing
+    players face off there: one whose side has left during the resolution that is running
+    (before Cleanup removes it) names no players (docs/decisions.md D16)."""
     if s.contest_at == bf and s.attacker:
         return {s.attacker, s.defender}
     present = s.players_at(bf)
-    if "combat_staged" in s.bf_config(bf) or any(
-        s.opponents(a, b) for a in present for b in present
-    ):
+    if any(s.opponents(a, b) for a in present for b in present):
         return set(present)
     return set()
 

@@ -21,7 +21,7 @@ def conquer(table: Table, bf: str, player: str) -> None:
     if blocked(s, bf, player):
         table.say(
             f"{player} cannot score {bf} this turn: a teammate controlled it at the Beginning",
-            "seed 001",
+            "CR 462",
         )
         return
     if not may_score(table, bf, player):
