@@ -8,8 +8,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-import graphviz
-
 from statecharts import CHARTS
 
 from . import diagrams, graphs, runner, scxml
@@ -69,15 +67,10 @@ def _cmd_diagrams(args: argparse.Namespace) -> int:
 
 def _writing(command: str, where: str, write: Callable[[], T]) -> T | None:
     """``write()``; if it cannot write its files, one line on stderr and None (exit code 2)."""
-    try:
-        return write()
-    except OSError as error:
-        sys.stderr.write(f"riftchart {command}: cannot write to {where}: "
-                         f"{error.strerror or error}\n")
-    except graphviz.ExecutableNotFound:
-        sys.stderr.write(f"riftchart {command}: Graphviz's `dot` is needed for svg and png: "
-                         "install graphviz, or ask for --format dot,mermaid\n")
-    return None
+    return runner.writing(
+        write, sys.stderr, command=command, where=f"to {where}",
+        no_dot="Graphviz's `dot` is needed for svg and png: "
+               "install graphviz, or ask for --format dot,mermaid")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:

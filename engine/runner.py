@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from . import actions
 from .errors import IllegalAction, ScenarioError
@@ -19,6 +19,8 @@ from .scenario import Scenario, Step, load_scenario
 from .view import differences
 
 OK, FAILED, INVALID = 0, 1, 2
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -187,7 +189,9 @@ def run_files(
     named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run). A
     page that cannot be written is one line on ``err`` and exit code 2; the trace is printed
     first. If the reader of ``out`` goes away (``| head``), the rest runs without printing,
-    so that the exit code is still the highest of all files.
+    so that the exit code is still the highest of all files. Output that cannot be written
+    (a full disk) is one line on ``err``; the rest runs without printing, and the exit code
+    is 2.
     """
     code = OK
     pages: list[str] = []
@@ -197,6 +201,13 @@ def run_files(
             _report(result, out, err, as_json, with_trace)
         except BrokenPipeError:
             out = err = reader_gone()
+        except OSError as error:  # a full disk: the output is lost, and the run says so
+            with contextlib.suppress(OSError):
+                err.write(f"riftchart run: cannot write the output: "
+                          f"{error.strerror or error}\n")
+                err.flush()
+            out = err = reader_gone()
+            code = INVALID
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
             page = _page_name(Path(result.path).stem or "scenario", pages)
@@ -212,6 +223,7 @@ def _report(result: RunResult, out: TextIO, err: TextIO, as_json: bool,
     elif as_json:
         print_json(result, out, with_trace=with_trace)
         if result.code:
+            out.flush()  # the steps first, for a reader of both streams (`2>&1`)
             err.write(f"FAIL {result.message}\n")
     else:
         print_text(result, out)
@@ -238,19 +250,28 @@ def _page_name(stem: str, taken: list[str]) -> str:
 
 
 def _write_page(result: RunResult, folder: Path, name: str, err: TextIO) -> bool:
-    import graphviz
-
     from . import stepthrough
 
+    written = writing(lambda: stepthrough.write_lit_run(result, folder, name), err,
+                      command="run", where=f"diagrams to {folder}",
+                      no_dot="--diagrams needs Graphviz's `dot`: install graphviz")
+    return written is not None
+
+
+def writing(write: Callable[[], T], err: TextIO, *, command: str, where: str,
+            no_dot: str) -> T | None:
+    """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2):
+    ``riftchart COMMAND: cannot write WHERE: why`` for an ``OSError``, or
+    ``riftchart COMMAND: NO_DOT`` (the advice) when Graphviz's ``dot`` is missing."""
+    import graphviz
+
     try:
-        stepthrough.write_lit_run(result, folder, name)
-        return True
+        return write()
     except OSError as error:
-        err.write(f"riftchart run: cannot write diagrams to {folder}: "
-                  f"{error.strerror or error}\n")
+        err.write(f"riftchart {command}: cannot write {where}: {error.strerror or error}\n")
     except graphviz.ExecutableNotFound:
-        err.write("riftchart run: --diagrams needs Graphviz's `dot`: install graphviz\n")
-    return False
+        err.write(f"riftchart {command}: {no_dot}\n")
+    return None
 
 
 def bundled_scenarios() -> list[Path]:

@@ -418,7 +418,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _json_whitespace(text: str) -> str:
     """JSON may indent with tabs, which YAML refuses where a token starts: in a document that
     opens as JSON does, a tab outside a string (where JSON allows only whitespace) becomes a
-    space. Lines and strings are left as they are."""
+    space. Lines and strings are left as they are. Used only for a text that YAML refuses at
+    a tab, so that YAML's own strings (a single-quoted one may hold a tab) stay as written."""
     if "\t" not in text or text.lstrip()[:1] not in ("{", "["):
         return text
     out, in_string, escaped = [], False, False
@@ -441,12 +442,16 @@ def _json_whitespace(text: str) -> str:
 def _parse_yaml(text: str, label: str) -> Any:
     loader = None
     try:
-        loader = _ScenarioLoader(_json_whitespace(text), label)
+        loader = _ScenarioLoader(text, label)
         return loader.get_single_data()
     except ScenarioError:
         raise
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        at_tab = mark is not None and text[mark.index:mark.index + 1] == "\t"
+        relaxed = _json_whitespace(text) if at_tab else text
+        if relaxed != text:  # JSON indented with tabs
+            return _parse_yaml(relaxed, label)
         raise ScenarioError(label, "<yaml>", _describe_yaml_error(error), _line(mark)) from None
     except yaml.reader.ReaderError as error:
         line = text[: error.position].count("\n") + 1
@@ -1147,7 +1152,6 @@ class _Checker:
             kind = self.choice(*self.field(choice, "kind", at), CHOICE_KINDS)
         if "options" in choice:
             options, where = self.field(choice, "options", at)
-            options = self.sequence(options, where)
 
             def option(item: Any, at: _At) -> str:
                 ident = self.id_text(item, at)
@@ -1159,4 +1163,4 @@ class _Checker:
                     self.fail(at, f"unknown {what} {ident!r}")
                 return ident
 
-            self.distinct(options, where, option)
+            self.each(options, where, option)  # a repeated option fails, as a list does

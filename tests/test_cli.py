@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine.runner import run_file
 from tests.conftest import SCENARIOS
 from tests.test_scenario_loader import FORMAT_EXAMPLE
@@ -251,3 +253,38 @@ def test_an_expected_list_that_repeats_a_value_fails_rather_than_being_invalid(t
     text = EXAMPLE + "  - expect: {scored_this_turn: {A: [P1, P1]}}\n"
     done = riftchart("run", write(tmp_path, "s.yaml", text))
     assert done.returncode == 1 and "scored_this_turn.A" in done.stdout + done.stderr
+
+
+def test_expected_choice_options_that_repeat_a_value_fail_rather_than_being_invalid(tmp_path):
+    # D15: an expect list that repeats a value simply fails (exit 1), the choice's too
+    text = EXAMPLE + "  - expect: {pending_choice: {options: [A, A]}}\n"
+    done = riftchart("run", write(tmp_path, "s.yaml", text))
+    assert done.returncode == 1 and "pending_choice" in done.stdout + done.stderr
+
+
+def test_output_that_cannot_be_written_is_one_line_and_exit_2(tmp_path):
+    """`riftchart run FILE > /dev/full`: the trace is lost, so the run says so in one line and
+    exits 2 (D30), rather than a traceback and exit 1, which means a failed expectation."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    path = write(tmp_path, "ok.yaml", EXAMPLE)
+    for args in (["run", path], ["run", "--json", path, path]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "engine.cli", *args], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == "riftchart run: cannot write the output: No space left on device\n"
+
+
+def test_json_failure_line_follows_the_steps_it_reports(tmp_path):
+    """`--json` writes the steps to stdout and the FAIL line to stderr; read together
+    (`2>&1`), the FAIL line comes after the file's steps, whatever the buffering."""
+    bad = write(tmp_path, "bad.yaml", EXAMPLE.replace("expect: {focus: P2}", "expect: {focus: P1}"))
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "run", "--json", bad, ok],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=120, env=env)
+    files = [line.split()[1] if line.startswith("FAIL") else json.loads(line)["file"]
+             for line in done.stdout.splitlines()]
+    assert files == [bad] * 5 + [f"{bad}:"] + [ok] * 7, done.stdout

@@ -401,6 +401,34 @@ def test_utf8_bom_and_unicode_names(tmp_path: Path) -> None:
     assert load_scenario(path).name.endswith("Noxus ✓")
 
 
+
+def test_a_tab_inside_a_quoted_yaml_string_is_kept(tmp_path: Path) -> None:
+    # flow-style YAML (it opens as JSON does): the tab in the single-quoted id is part of the
+    # id, as YAML says, and the double-quoted escape names the same unit
+    text = ("{name: tabs, players: [P1, P2], battlefields: [{id: A}],\n"
+            " units: [{id: 'U\t1', controller: P1, might: 1, at: base}],\n"
+            ' steps: [{move: {player: P1, units: ["U\\t1"], to: A}}]}\n')
+    assert yaml.safe_load(text)["units"][0]["id"] == "U\t1"
+    scenario = load_scenario(write(tmp_path, text, "tabs.yaml"))
+    assert scenario.units[0].id == "U\t1"
+    assert scenario.steps[0].args["units"] == ("U\t1",)
+
+
+@pytest.mark.parametrize("old, new, field, fragment", [
+    ("might: 2", "might: 2.0", "units[0].might", "expected an integer, got a number"),
+    ("might: 2", "might: '2'", "units[0].might", "expected an integer, got a string"),
+    ("might: 2", "might: true", "units[0].might", "expected an integer, got a boolean"),
+    ("at: base", "at: base, exhausted: 1", "units[0].exhausted", "expected true or false"),
+    ("name: Showdown at an empty battlefield (seed 000)", "name: 2024-01-01", "name",
+     "expected a string, got a date"),
+])
+def test_types_are_read_strictly(tmp_path: Path, old: str, new: str, field: str,
+                                 fragment: str) -> None:
+    # D31: a whole number written as 2.0 is not an integer; a YAML date is not a name
+    text = FORMAT_EXAMPLE.replace(old, new, 1)
+    error = pytest.raises(ScenarioError, load_scenario, write(tmp_path, text)).value
+    assert (error.field, fragment in error.message) == (field, True), str(error)
+
 # ---- errors: structure --------------------------------------------------------------------
 
 
