@@ -8,7 +8,9 @@ Sections, each printed with its figures and the target it is measured against:
 1. runtimes: chart events recorded along random games on the bundled models, replayed on the
    compiled tables (the engine's FastRuntime) and on
    python-statemachine (ReferenceRuntime); the replays must end in the same configurations.
-2. the 1v1 model explored completely on one core: states per second, bytes per state.
+2. the 1v1 model explored completely on one core: states per second, bytes per state; then
+   the same search by `riftchart check` on the sources and on the compiled build (setup.py,
+   built here by benchmarks/compiled_build.py), each in a process of its own.
 3. explorer against a naive explorer that deep-copies a python-statemachine-backed Game for
    every successor (bounded by states).
 4. --workers 2 against one worker; --symmetry against the plain search.
@@ -36,6 +38,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import compiled_build  # noqa: E402
 from engine import actions, explore, invariants  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.runtime import FastRuntime, ReferenceRuntime, compiled  # noqa: E402
@@ -149,6 +152,28 @@ def run_explorer(path: Path, **settings: Any) -> dict[str, Any]:
         "states_per_cpu_s": round(report.states / (cpu + workers_cpu)) if cpu else None,
         "bytes_per_state": round(report.bytes_per_state, 1),
         "violations": sorted(report.violations),
+    }
+
+
+def check_both(path: Path, workdir: Path, bound: int) -> dict[str, Any]:
+    """``riftchart check --json`` on the sources and on the compiled build, one process each."""
+    site = timed("compiling", lambda: compiled_build.build(workdir / "compiled"))
+    reports = {}
+    for name, where in (("sources", None), ("compiled", site)):
+        done = compiled_build.riftchart(where, "check", str(path), "--json", "--max-states",
+                                  str(bound), cwd=workdir)
+        reports[name] = json.loads(done.stdout)
+    timings = ("seconds", "states_per_second")
+    same = ({k: v for k, v in reports["sources"].items() if k not in timings}
+            == {k: v for k, v in reports["compiled"].items() if k not in timings})
+    return {
+        "states": reports["compiled"]["states"],
+        "sources_states_per_s": round(reports["sources"]["states_per_second"]),
+        "compiled_states_per_s": round(reports["compiled"]["states_per_second"]),
+        "compiled_seconds": reports["compiled"]["seconds"],
+        "ratio": round(reports["compiled"]["states_per_second"]
+                       / reports["sources"]["states_per_second"], 2),
+        "same_report": same,
     }
 
 
@@ -266,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--naive-states", type=int, default=None,
                         help="bound of the naive explorer (default 150, quick 40)")
     parser.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    parser.add_argument("--no-compiled", action="store_true",
+                        help="skip the compiled build (it takes about half a minute to make)")
     args = parser.parse_args(argv)
     quick = args.quick
     bound = 20_000 if quick else 300_000
@@ -297,7 +324,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {one['states_per_s']:,} states/s wall, {one['states_per_cpu_s']:,} per CPU s; "
           f"{one['bytes_per_state']} bytes per stored key; in memory (getsizeof) "
           f"{as_stored:,.0f} bytes per stored key, {as_tuple:,.0f} as tuples (deep)")
-    print("  " + verdict(one["states_per_s"], 50_000, "states/s on one core"))
+    print("  " + verdict(one["states_per_s"], 50_000, "states/s on one core (sources)"))
+    if not args.no_compiled:
+        both = figures["compiled_1v1"] = timed("sources and compiled", lambda: check_both(
+            ONE_V_ONE, workdir, bound))
+        print(f"  riftchart check, {both['states']:,} states: sources "
+              f"{both['sources_states_per_s']:,} states/s, compiled "
+              f"{both['compiled_states_per_s']:,} ({both['compiled_seconds']} s): "
+              f"{both['ratio']}x; same report: {both['same_report']}")
+        print("  " + verdict(both["compiled_states_per_s"], 50_000,
+                             "states/s on one core (compiled)"))
     if one["complete"]:
         met = "met" if one["seconds"] <= 60 else "NOT met"
         print(f"  complete 1v1 exploration in {one['seconds']} s (target <= 60 s) -> {met}")

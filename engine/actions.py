@@ -6,7 +6,7 @@ Every check happens before anything changes, so an illegal action raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from itertools import combinations
@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, effects, flow
 from .errors import IllegalAction
-from .state import Card, ChainItem, GameState
+from .state import Card, ChainItem, Frozen, GameState
 
 if TYPE_CHECKING:
     from .core import Table
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(Frozen):
     """A Standard Move (CR 144)."""
 
     player: str
@@ -30,7 +30,7 @@ class Move:
 
 
 @dataclass(frozen=True)
-class Play:
+class Play(Frozen):
     """Play a card from hand; ``targets`` and ``to`` as its effect needs."""
 
     player: str
@@ -40,21 +40,21 @@ class Play:
 
 
 @dataclass(frozen=True)
-class Pass:
+class Pass(Frozen):
     """Pass Priority while a Chain exists, or Focus in Showdown Open."""
 
     player: str
 
 
 @dataclass(frozen=True)
-class Add:
+class Add(Frozen):
     """Activate an Add ability: it resolves at once and is acting."""
 
     player: str
 
 
 @dataclass(frozen=True)
-class Choose:
+class Choose(Frozen):
     """Answer the pending choice of which staged contest opens."""
 
     player: str
@@ -62,7 +62,7 @@ class Choose:
 
 
 @dataclass(frozen=True)
-class Assign:
+class Assign(Frozen):
     """Answer the pending damage choice: unit id and amount pairs."""
 
     player: str
@@ -70,7 +70,7 @@ class Assign:
 
 
 @dataclass(frozen=True)
-class EndTurn:
+class EndTurn(Frozen):
     player: str
 
 
@@ -432,11 +432,12 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
 
 def assignment_options(s: GameState) -> list[dict[str, int]]:
     pending = s.pending
+    assert pending is not None, "asked only while a damage choice is pending"
     targets = [s.units[uid] for uid in pending["options"]]
     return combat.legal_assignments(pending["total"], targets)
 
 
-_CHECKS = {
+_CHECKS: dict[type, Callable[[GameState, Any], None]] = {
     Move: _check_move,
     Play: _check_play,
     Pass: _check_pass,
@@ -570,8 +571,10 @@ def _plays(s: GameState, player: str, card: Card) -> list[Action]:
     wants_targets, wants_to = needs(card.effect)
     on_board = [u.id for u in s.units_in_board_order() if u.on_board]
     target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
-    places = ["base", *s.fields]
-    destinations = {NO: [None], MAY: [None, *places], MUST: places}[wants_to]
+    places: list[str | None] = ["base", *s.fields]
+    if wants_to is MAY:
+        places.insert(0, None)  # no destination, or any
+    destinations = [None] if wants_to is NO else places
     return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
 
 

@@ -62,7 +62,8 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
     s.focus = s.priority = None
     s.damage_plan = {}
     table.say(f"Damage step at {bf}: nobody has Focus", rule)
-    for player, foe in ((s.attacker, s.defender), (s.defender, s.attacker)):
+    attacker, defender = s.combatants
+    for player, foe in ((attacker, defender), (defender, attacker)):
         total = total_might(side_units(s, bf, player))
         targets = side_units(s, bf, foe)
         if s.manual_damage and targets:
@@ -87,12 +88,13 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
     s.damage_plan[player] = {uid: n for uid, n in plan.items() if n}
     s.pending = None
     table.say(f"{player} assigns {_plan_text(s, plan)}", "CR 458")
-    if player == s.attacker and s.defender not in s.damage_plan:
-        bf = s.contest_at
-        total = total_might(side_units(s, bf, s.defender))
-        targets = side_units(s, bf, s.attacker)
+    attacker, defender = s.combatants
+    if player == attacker and defender not in s.damage_plan:
+        bf = s.contest
+        total = total_might(side_units(s, bf, defender))
+        targets = side_units(s, bf, attacker)
         if targets:
-            s.pending = _damage_choice(s.defender, total, targets)
+            s.pending = _damage_choice(defender, total, targets)
 
 
 def _plan_text(s: GameState, plan: dict[str, int]) -> str:
@@ -104,7 +106,7 @@ def _plan_text(s: GameState, plan: dict[str, int]) -> str:
 def deal_damage(table: Table, bf: str, rule: str) -> None:
     """All combat damage is dealt at once; it is checked only in resolution task 1 (11.5)."""
     s = table.state
-    for player in (s.attacker, s.defender):
+    for player in s.combatants:
         plan = s.damage_plan.get(player, {})
         table.say(f"{player} deals {_plan_text(s, plan)}", rule)
         for uid, amount in plan.items():
@@ -125,8 +127,9 @@ def kill_heal_and_recall(table: Table, bf: str, rule: str) -> None:
             table.update_unit(unit.id, damage=0)
     table.say("Every unit is healed", rule)
     s.attackers_recalled = False
-    if side_units(s, bf, s.defender):
-        for unit in side_units(s, bf, s.attacker):
+    attacker, defender = s.combatants
+    if side_units(s, bf, defender):
+        for unit in side_units(s, bf, attacker):
             effects.recall(table, unit.id, rule)
             s.attackers_recalled = True
 

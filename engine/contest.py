@@ -123,7 +123,7 @@ def all_passed(table: Table) -> None:
     s = table.state
     s.focus = s.priority = None
     s.passes = 0
-    table.send(battlefield_key(s.contest_at), "showdown_ends")
+    table.send(battlefield_key(s.contest), "showdown_ends")
 
 
 def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:

@@ -51,7 +51,7 @@ def _combatants(s: GameState, bf: str) -> set[str]:
     players face off there: one whose side has left during the resolution that is running
     (before Cleanup removes it) names no players (docs/decisions.md D16)."""
     if s.contest_at == bf and s.attacker:
-        return {s.attacker, s.defender}
+        return set(s.combatants)
     present = s.players_at(bf)
     if any(s.opponents(a, b) for a in present for b in present):
         return set(present)
@@ -129,11 +129,14 @@ def resolve_item(table: Table, item: ChainItem) -> None:
         table.say(f"{item.controller}'s Add ability resolves", "CR 416")
         return
     if item.card is not None and item.card.type == "unit":
+        player = item.controller
+        assert player is not None, "a card is always played by a player"
         to = item.to or "base"
-        if to != "base" and destination_problem(s, item.controller, to):
+        if to != "base" and destination_problem(s, player, to):
             to = "base"
-        enter_board(table, item.card.id, item.controller, item.card, to, "CR 355", played=True)
+        enter_board(table, item.card.id, player, item.card, to, "CR 355", played=True)
         return
+    assert item.effect is not None, "every item but an Add's and a unit's has an effect"
     if item.targets == "enemies_here" and item.controller is None:
         table.say(f'{item.label}: "you" is no one here, so no unit is an enemy', "S 184.6.c")
     # a chosen destination was checked when the card was played; by now it may have become
@@ -147,7 +150,7 @@ def _select(s: GameState, item: ChainItem) -> tuple[str, ...]:
     if selector is None:
         return ()
     if selector == "self":
-        return (item.source,) if item.source in s.units else ()
+        return (item.source,) if item.source is not None and item.source in s.units else ()
     if selector == "enemies_here":
         you, where = item.controller, item.where
         if you is None or where not in s.fields:

@@ -46,3 +46,8 @@ class ScenarioError(RiftchartError):
 
     def __reduce__(self) -> tuple:
         return (type(self), (self.file, self.field, self.message, self.line))
+
+
+class RuntimeDisagreement(AssertionError):
+    """The fast runtime and python-statemachine took different transitions (raised by
+    ``runtime.CheckedRuntime``)."""

@@ -23,6 +23,7 @@ from .core import Observer, Table
 from .runtime import FastRuntime, Runtime
 from .scenario import BattlefieldSpec, CardSpec, Scenario, UnitSpec, load_scenario
 from .state import Card, Field, GameState, Unit, battlefield_key, initial_configs, trigger_from
+from .units import Units
 from .view import view
 
 
@@ -169,7 +170,7 @@ def setup_state(scenario: Scenario, runtime: Runtime) -> GameState:
         scores=_shared_scores(scenario),
         deck=dict(scenario.deck),
         hands=_hands(scenario.hands),
-        units=units,
+        units=Units(units),
         fields=fields,
         configs=initial_configs(list(fields)),
         priority=scenario.turn_player,

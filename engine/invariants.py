@@ -145,7 +145,7 @@ def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
         return s.focus is None
     if s.pending or not s.chain_open:
         return True
-    config = s.configs[battlefield_key(s.contest_at)]
+    config = s.configs[battlefield_key(s.contest)]
     if "non_combat" in config or "combat_showdown" in config:
         return s.focus is not None and s.priority == s.focus
     return s.focus is None
@@ -298,5 +298,5 @@ def non_card_chains_keep_focus(parent: GameState, action: Action, child: GameSta
 
 
 def _kind(s: GameState) -> str:
-    config = s.configs[battlefield_key(s.contest_at)]
+    config = s.configs[battlefield_key(s.contest)]
     return "combat" if "combat" in config else "non-combat"

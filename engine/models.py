@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, contest, scoring, turn
-from .runtime import Transition
-from .state import battlefield_key, chart_of
+from .runtime import Configuration, Transition
+from .state import Field, battlefield_key, chart_of
 
 if TYPE_CHECKING:
     from .core import Table
@@ -58,11 +58,11 @@ class BattlefieldModel(Model):
         self.key = key or battlefield_key(bf)
 
     @property
-    def config(self):
+    def config(self) -> Configuration:
         return self.state.configs[self.key]
 
     @property
-    def f(self):
+    def f(self) -> Field:
         return self.state.fields[self.bf]
 
     # --- guards ---------------------------------------------------------------------
@@ -245,14 +245,15 @@ class FocusModel(Model):
         return self.state.profile == "seed"
 
     def give_focus_to_applier(self) -> None:
-        applier = self.state.fields[self.state.contest_at].applier
+        applier = self.state.fields[self.state.contest].applier
+        assert applier is not None, "a Showdown opens where someone applied Contested"
         contest.give_focus(self.table, applier, self.rule, why="they applied Contested")
 
     def give_focus_to_attacker(self) -> None:
         why = "the Attacker"
         if self.transition and self.transition.event == "converted":
             why += " [profile cr-1.4]"
-        contest.give_focus(self.table, self.state.attacker, self.rule, why=why)
+        contest.give_focus(self.table, self.state.combatants[0], self.rule, why=why)
 
     def remember_focus_holder(self) -> None:
         self.state.focus_at_chain_start = self.state.focus
@@ -306,9 +307,8 @@ class PriorityModel(Model):
         self.state.priority = nxt
 
     def resolve_newest(self) -> None:
-        chain.resolve_newest(
-            self.table, self.rule, at_once=self.transition.event == "resolve_at_once"
-        )
+        at_once = self.transition is not None and self.transition.event == "resolve_at_once"
+        chain.resolve_newest(self.table, self.rule, at_once=at_once)
 
     def join_chain_being_resolved(self) -> None:
         chain.join_chain_being_resolved(self.table, self.rule)

@@ -22,6 +22,8 @@ from statemachine import State
 
 from statecharts import CHARTS, RiftChart
 
+from .errors import RuntimeDisagreement
+
 Configuration = frozenset[str]
 
 
@@ -134,6 +136,7 @@ class CompiledChart:
                     self._add_descendants(child, active)
         elif info.kind == "compound":
             if not any(a in info.children for a in active):
+                assert info.initial is not None, "a compound state has an initial state"
                 self._add_descendants(info.initial, active)
 
     @cache  # noqa: B019 - compiled charts live as long as the process
@@ -411,10 +414,6 @@ class ReferenceRuntime:
         # python-statemachine announces a parallel event's transitions in its own order; the
         # actions run afterwards, in document order, in both runtimes
         return sorted((self._lookup(chart, t, event) for t in ref.taken), key=lambda t: t.order)
-
-
-class RuntimeDisagreement(AssertionError):
-    """The fast runtime and python-statemachine took different transitions."""
 
 
 class CheckedRuntime:

@@ -8,6 +8,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from .state import Card, ChainItem, Field, GameState, Trigger, Unit
+from .units import Units
 
 FORMAT = "riftchart-snapshot/1"
 
@@ -109,7 +110,7 @@ def load(data: Mapping[str, Any]) -> GameState:
         scores=dict(data["scores"]),
         deck=dict(data["deck"]),
         hands={p: [_card(c) for c in cards] for p, cards in data["hands"].items()},
-        units={u["id"]: _unit(u) for u in data["units"]},
+        units=Units((u["id"], _unit(u)) for u in data["units"]),
         fields={f["id"]: _field(f) for f in data["fields"]},
         configs={k: frozenset(v) for k, v in data["configs"].items()},
         chain=[_item(i) for i in data["chain"]],

@@ -6,23 +6,36 @@ and serialised as one value; the runtimes read and write them through ``configs`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any
 
 from .runtime import Configuration, compiled
+from .units import Units
 
 OFF_BOARD = ("hand", "trash")
 #: The rules profiles a game can be played under: the seed rules and Comprehensive Rules 1.4
 PROFILES = ("seed", "cr-1.4")
 #: The turn's phases: the turn chart's top-level states, in the chart's order (CR 314-319)
 PHASES: tuple[str, ...] = compiled("turn").root_ids
-T = TypeVar("T")
+
+
+class Frozen:
+    """Base of the frozen values a search sends between processes (``--workers``): they are
+    pickled as their class and fields, and unpickled through the constructor. A compiled build
+    (mypyc) would otherwise set the fields one by one, which a frozen dataclass refuses."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple:
+        # every subclass is a dataclass
+        names = [f.name for f in fields(self)]  # type: ignore[arg-type]
+        return type(self), tuple(getattr(self, name) for name in names)
 
 
 @dataclass(frozen=True)
-class Trigger:
+class Trigger(Frozen):
     """A triggered ability: when EVENT happens, EFFECT, aimed by a target selector."""
 
     when: str
@@ -38,11 +51,11 @@ def trigger_from(data: Any) -> Trigger:
     targets = get("targets", None)
     if isinstance(targets, (list, tuple)):
         targets = tuple(targets)
-    return Trigger(get("when"), get("effect"), targets)
+    return Trigger(get("when", ""), get("effect", {}), targets)
 
 
 @dataclass(frozen=True)
-class Card:
+class Card(Frozen):
     id: str
     name: str | None
     type: str  # "spell" or "unit"
@@ -54,7 +67,7 @@ class Card:
 
 
 @dataclass(frozen=True)
-class Unit:
+class Unit(Frozen):
     id: str
     name: str | None
     owner: str
@@ -91,7 +104,7 @@ by_board_order: Callable[[Unit], int] = attrgetter("order")
 
 
 @dataclass(frozen=True)
-class Field:
+class Field(Frozen):
     """A battlefield's data; whether it is controlled, contested, staged is in its chart."""
 
     id: str
@@ -104,7 +117,7 @@ class Field:
 
 
 @dataclass(frozen=True)
-class ChainItem:
+class ChainItem(Frozen):
     kind: str  # "card", "trigger" or "add"
     label: str  # as the state view shows it: card id, SOURCE:EVENT, add:PLAYER
     controller: str | None  # None: an uncontrolled battlefield's ability ("you" is no one)
@@ -114,82 +127,6 @@ class ChainItem:
     source: str | None = None
     where: str | None = None  # where the source was when it triggered
     card: Card | None = None
-
-
-class Units(dict):
-    """The units by id: a dict that also keeps answers worked out from its entries.
-
-    Cleanup's guards and the legality checks ask "who is at this battlefield?" many times
-    between two changes to the units, and the model checker asks for the units' part of a
-    state's key; the answers are kept here and dropped by every method that changes an entry
-    (a dict has no other way to change), so they are never stale.
-    """
-
-    __slots__ = ("_answers",)
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._answers: dict[Hashable, Any] = {}
-
-    def players_at(self, where: str, players: tuple[str, ...]) -> tuple[str, ...]:
-        """Players (of ``players``, in that order) who control units at ``where``."""
-        asked = (where, players)
-        found = self._answers.get(asked)
-        if found is None:
-            present = {u.controller for u in self.values() if u.at == where}
-            found = self._answers[asked] = tuple(p for p in players if p in present)
-        return found
-
-    def derived(self, compute: Callable[[Units], T]) -> T:
-        """``compute(self)``, kept until an entry changes: ``compute`` must read the units
-        only, and be a module-level function (it names its answer)."""
-        found = self._answers.get(compute)
-        if found is None:
-            found = self._answers[compute] = compute(self)
-        return found
-
-    def copy(self) -> Units:
-        """A copy with the same answers (its entries are the same until one changes)."""
-        new = Units(self)
-        new._answers = dict(self._answers)
-        return new
-
-    def __reduce__(self) -> tuple:
-        return Units, (dict(self),)
-
-    # --- every way to change an entry drops the answers ------------------------------------
-
-    def __setitem__(self, uid: str, unit: Unit) -> None:
-        self._answers.clear()
-        super().__setitem__(uid, unit)
-
-    def __delitem__(self, uid: str) -> None:
-        self._answers.clear()
-        super().__delitem__(uid)
-
-    def __ior__(self, other: Any) -> Units:
-        self._answers.clear()
-        return super().__ior__(other)
-
-    def clear(self) -> None:
-        self._answers.clear()
-        super().clear()
-
-    def pop(self, *args: Any) -> Any:
-        self._answers.clear()
-        return super().pop(*args)
-
-    def popitem(self) -> tuple[str, Unit]:
-        self._answers.clear()
-        return super().popitem()
-
-    def setdefault(self, *args: Any) -> Any:
-        self._answers.clear()
-        return super().setdefault(*args)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        self._answers.clear()
-        super().update(*args, **kwargs)
 
 
 @dataclass
@@ -203,7 +140,7 @@ class GameState:
     scores: dict[str, int]
     deck: dict[str, int]
     hands: dict[str, list[Card | None]]  # None: a drawn card nobody has seen
-    units: dict[str, Unit]
+    units: Units
     fields: dict[str, Field]
     configs: dict[str, Configuration]
     chain: list[ChainItem] = field(default_factory=list)
@@ -224,29 +161,41 @@ class GameState:
     next_order: int = 0
     blocked_scoring: tuple[str, ...] = ()  # teams: battlefields a teammate controlled
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.units, Units):
-            self.units = Units(self.units)
-
     def copy(self) -> GameState:
-        """A copy that shares only immutable parts.
-
-        Every field is taken over as it is, then each mutable container is copied (this is
-        several times cheaper than ``dataclasses.replace``, which runs ``__init__`` again).
-        """
-        new = object.__new__(GameState)
-        new.__dict__.update(self.__dict__)
-        new.scores = dict(self.scores)
-        new.deck = dict(self.deck)
-        new.hands = {p: list(cards) for p, cards in self.hands.items()}
-        new.units = self.units.copy()
-        new.fields = dict(self.fields)
-        new.configs = dict(self.configs)
-        new.chain = list(self.chain)
-        new.pending = dict(self.pending) if self.pending else None
-        new.damage_plan = {p: dict(a) for p, a in self.damage_plan.items()}
-        new.queued_triggers = list(self.queued_triggers)
-        return new
+        """A copy that shares only immutable parts: each mutable container is copied, every
+        other field taken over as it is (``tests/test_explore.py`` checks that every field
+        is named here)."""
+        return GameState(
+            players=self.players,
+            teams=self.teams,
+            profile=self.profile,
+            victory_score=self.victory_score,
+            manual_damage=self.manual_damage,
+            turn_player=self.turn_player,
+            scores=dict(self.scores),
+            deck=dict(self.deck),
+            hands={p: list(cards) for p, cards in self.hands.items()},
+            units=self.units.copy(),
+            fields=dict(self.fields),
+            configs=dict(self.configs),
+            chain=list(self.chain),
+            chain_begun_by=self.chain_begun_by,
+            focus=self.focus,
+            priority=self.priority,
+            focus_at_chain_start=self.focus_at_chain_start,
+            passes=self.passes,
+            contest_at=self.contest_at,
+            attacker=self.attacker,
+            defender=self.defender,
+            pending=dict(self.pending) if self.pending else None,
+            damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
+            attackers_recalled=self.attackers_recalled,
+            queued_triggers=list(self.queued_triggers),
+            resolving=self.resolving,
+            winner=self.winner,
+            next_order=self.next_order,
+            blocked_scoring=self.blocked_scoring,
+        )
 
     # --- reading the charts' configurations -----------------------------------------
 
@@ -270,6 +219,18 @@ class GameState:
         """Neutral Open (CR 309): no Chain exists and no contest is active."""
         return self.chain_open and self.contest_at is None
 
+    @property
+    def contest(self) -> str:
+        """The battlefield of the active contest (asked only while one runs)."""
+        assert self.contest_at is not None, "no contest is active"
+        return self.contest_at
+
+    @property
+    def combatants(self) -> tuple[str, str]:
+        """The Attacker and the Defender of the Combat staged or running."""
+        assert self.attacker is not None and self.defender is not None, "no Combat"
+        return self.attacker, self.defender
+
     def team_of(self, player: str) -> tuple[str, ...]:
         if self.teams:
             for team in self.teams:
@@ -280,7 +241,10 @@ class GameState:
     def opponents(self, a: str, b: str) -> bool:
         return b not in self.team_of(a)
 
-    def next_player(self, player: str) -> str:
+    def next_player(self, player: str | None) -> str:
+        """The player after ``player`` in turn order (asked of whoever holds Focus or
+        Priority, so never of no one)."""
+        assert player is not None, "nobody to pass from"
         i = self.players.index(player)
         return self.players[(i + 1) % len(self.players)]
 

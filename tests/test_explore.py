@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from engine import actions, cli, counterexample, explore, invariants, runner
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
+from engine.state import GameState
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
@@ -357,3 +359,31 @@ def test_counterexample_replays(tmp_path: Path) -> None:
     # the engine reaches the violation, so the final expect holds
     result = runner.run_file(path)
     assert result.code == runner.OK, result.message
+
+
+def test_a_state_copy_carries_every_field_and_shares_no_container() -> None:
+    """``GameState.copy`` names the fields one by one (a compiled build has no ``__dict__`` to
+    copy): a field added to the class and forgotten there would come back as its default."""
+    state = prepare(str(ONE_V_ONE)).start
+    marks: dict[str, Any] = {}
+    for f in dataclasses.fields(GameState):
+        value = getattr(state, f.name)
+        # a value no default has: a container gets one more entry, a scalar a new value
+        if isinstance(value, dict):
+            # one more entry, shaped like the others (damage_plan's values are dicts)
+            value = type(value)({**value, "mark": next(iter(value.values()), {})})
+        elif isinstance(value, list):
+            value = [*value, f.name]
+        elif isinstance(value, tuple):
+            value = (*value, f.name)
+        elif f.name == "pending":  # None or a dict
+            value = {"mark": f.name}
+        else:
+            value = f"mark {f.name}"
+        setattr(state, f.name, value)
+        marks[f.name] = value
+    copy = state.copy()
+    for name, value in marks.items():
+        assert getattr(copy, name) == value, name
+        if isinstance(value, dict | list):
+            assert getattr(copy, name) is not value, f"{name} is shared"

@@ -1,0 +1,77 @@
+"""The compiled build (setup.py with ``RIFTCHART_COMPILE=1``) behaves exactly as the sources:
+the same reports, state graphs and traces, byte for byte. Building it takes about half a
+minute, once for the module."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import compiled_build
+from tests.conftest import ROOT, SCENARIOS
+
+ONE_V_ONE = str(ROOT / "models" / "1v1_two_battlefields.yaml")
+FFA = str(ROOT / "models" / "ffa_three_players.yaml")
+#: what differs from run to run in a check's report
+TIMINGS = ("seconds", "states_per_second")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compiled_build.build(tmp_path_factory.mktemp("compiled"))
+
+
+def _both(site: Path, cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess, ...]:
+    return tuple(compiled_build.riftchart(where, *args, cwd=cwd) for where in (None, site))
+
+
+def test_the_search_modules_are_compiled_and_the_rest_is_not(site: Path, tmp_path: Path) -> None:
+    names = [*compiled_build.compiled_modules(), "engine.cli", "engine.units", "statecharts.focus"]
+    show = "import importlib, sys\nfor name in sys.argv[1:]:\n"
+    show += "    print(importlib.import_module(name).__file__)"
+    done = subprocess.run([sys.executable, "-c", show, *names], cwd=tmp_path, text=True,
+                          capture_output=True, env={"PYTHONPATH": str(site)}, check=True)
+    files = done.stdout.split()
+    assert all(f.startswith(str(site)) for f in files)
+    assert [f.endswith(".so") for f in files] == [True] * (len(names) - 3) + [False] * 3
+
+
+@pytest.mark.parametrize("args", [
+    [ONE_V_ONE, "--max-states", "40000"],
+    [ONE_V_ONE, "--rules", "cr-1.4", "--max-states", "15000", "--workers", "2"],
+    [FFA, "--symmetry", "--max-states", "8000", "--workers", "2"],
+    [FFA, "--max-turns", "2", "--max-states", "8000"],
+], ids=["1v1", "1v1-cr14-workers", "ffa-symmetry-workers", "ffa-two-turns"])
+def test_checks_report_the_same(site: Path, tmp_path: Path, args: list[str]) -> None:
+    pure, fast = _both(site, tmp_path, "check", "--json", *args)
+    assert (pure.returncode, fast.returncode) == (0, 0), pure.stderr + fast.stderr
+    reports = [json.loads(done.stdout) for done in (pure, fast)]
+    for report in reports:
+        for key in TIMINGS:
+            report.pop(key)
+    assert reports[0] == reports[1]
+    assert reports[0]["states"] > 1000
+
+
+def test_state_graphs_are_the_same(site: Path, tmp_path: Path) -> None:
+    graphs = []
+    for name, where in (("pure", None), ("compiled", site)):
+        graph = tmp_path / f"{name}.dot"
+        done = compiled_build.riftchart(where, "check", FFA, "--max-states", "1500", "--graph",
+                                  str(graph), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        graphs.append(graph.read_bytes())
+    assert graphs[0] == graphs[1] and graphs[0].count(b"->") > 1500
+
+
+@pytest.mark.parametrize("flag", ["--json", "--trace"])
+def test_every_scenario_plays_the_same(site: Path, tmp_path: Path, flag: str) -> None:
+    files = [str(path) for path in SCENARIOS]
+    pure, fast = _both(site, tmp_path, "run", flag, *files)
+    assert pure.returncode == fast.returncode == 0, fast.stderr
+    assert pure.stdout == fast.stdout and pure.stderr == fast.stderr
+    assert len(pure.stdout.splitlines()) >= len(files)
