@@ -65,8 +65,9 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
     s = table.state
     present = s.players_at(bf)
     applier = s.fields[bf].applier
-    attacker = applier
-    if applier not in present:
+    if applier is not None and applier in present:
+        attacker = applier
+    else:
         # a running Showdown keeps its Contested while its applier is away (Cleanup step 7),
         # so a conversion can find the applier gone: the player there who does not control
         # the battlefield attacks, as step 7 would have them apply Contested (decisions D17)
