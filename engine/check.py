@@ -256,7 +256,6 @@ def _print_invariants(out: TextIO) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover - handy for profiling: python -m engine.check
-    from .cli import build_parser
+    from .cli import main as command  # its closed and failing streams handled as riftchart's
 
-    parsed = build_parser().parse_args(["check", *sys.argv[1:]])
-    raise SystemExit(main(parsed, sys.stdout, sys.stderr))
+    raise SystemExit(command(["check", *sys.argv[1:]]))

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TextIO, TypeVar
 
 from statecharts import CHARTS
 
-from . import diagrams, graphs, runner, scxml
+from . import diagrams, graphs, runner, scxml, streams
 from .state import PROFILES
 
 T = TypeVar("T")
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
+def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return runner.run_files(
         args.files,
-        sys.stdout,
-        sys.stderr,
+        out,
+        err,
         as_json=args.json,
         with_trace=args.trace,
         rules=args.rules,
@@ -28,56 +30,57 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
+def _cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import compare
 
-    return compare.main(args.file, sys.stdout, sys.stderr, width=args.width)
+    return compare.main(args.file, out, err, width=args.width)
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
+def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import check
 
-    return check.main(args, sys.stdout, sys.stderr)
+    return check.main(args, out, err)
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = runner.bundled_scenarios()
     if not files:
-        sys.stderr.write("no bundled scenarios found\n")
+        err.write("no bundled scenarios found\n")
         return 2
-    code = runner.run_files(files, sys.stdout, sys.stderr, rules=args.rules)
-    sys.stdout.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")
+    code = runner.run_files(files, out, err, rules=args.rules, command="demo")
+    out.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")
     return code
 
 
-def _cmd_diagrams(args: argparse.Namespace) -> int:
+def _cmd_diagrams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     unknown = sorted(set(formats) - set(diagrams.SUFFIXES))
     if not formats or unknown:
         known = ",".join(diagrams.SUFFIXES)
-        sys.stderr.write(f"riftchart diagrams: --format {args.format!r}: formats are {known}\n")
+        err.write(f"riftchart diagrams: --format {args.format!r}: formats are {known}\n")
         return 2
-    written = _writing("diagrams", args.out, lambda: diagrams.write_diagrams(args.out, formats))
+    written = _writing("diagrams", args.out, err,
+                       lambda: diagrams.write_diagrams(args.out, formats))
     if written is None:
         return 2
     for path in written:
-        sys.stdout.write(f"{path}\n")
+        out.write(f"{path}\n")
     return 0
 
 
-def _writing(command: str, where: str, write: Callable[[], T]) -> T | None:
-    """``write()``; if it cannot write its files, one line on stderr and None (exit code 2)."""
-    return runner.writing(
-        write, sys.stderr, command=command, where=f"to {where}",
+def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T | None:
+    """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2)."""
+    return streams.writing(
+        write, err, command=command, where=f"to {where}",
         no_dot="Graphviz's `dot` is needed for svg and png: "
                "install graphviz, or ask for --format dot,mermaid")
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
-    return 2 if _writing("export", args.out, lambda: _export(args)) is None else 0
+def _cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    return 2 if _writing("export", args.out, err, lambda: _export(args, out)) is None else 0
 
 
-def _export(args: argparse.Namespace) -> int:
+def _export(args: argparse.Namespace, stdout: TextIO) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in sorted(CHARTS):
@@ -89,7 +92,7 @@ def _export(args: argparse.Namespace) -> int:
         else:
             path = out / f"{name}.scxml"
             path.write_text(scxml.chart_scxml(name), encoding="utf-8")
-        sys.stdout.write(f"{path}\n")
+        stdout.write(f"{path}\n")
     return 0
 
 
@@ -152,18 +155,49 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit code. Output that cannot be written never raises (D30, D32): a
+    reader that went away (``| head``) leaves the exit code as the command decided; a stdout
+    that cannot be written (a full disk, or closed: ``>&-``) is one line on stderr and exit
+    code 2; a stderr that cannot be written loses only its own lines."""
     args = build_parser().parse_args(argv)
+    _hold_closed_descriptors()
     for stream in (sys.stdout, sys.stderr):
         # a file name that is not valid UTF-8, or a name the terminal cannot show, is written
         # escaped rather than stopping the run
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+            with contextlib.suppress(ValueError, OSError):  # closed: Output says so
+                stream.reconfigure(errors="backslashreplace")
+    out, err = streams.Output(sys.stdout), streams.Output(sys.stderr)
     try:
-        return args.func(args)
-    except BrokenPipeError:
-        # the reader went away (`riftchart check FILE | head -1`): stop quietly
-        runner.reader_gone()
+        code = args.func(args, out, err)
+    except BrokenPipeError:  # not expected: Output catches it
+        streams.reader_gone()
         return 1
+    out.flush()  # what is still buffered fails here, not at exit
+    err.flush()
+    if streams.output_lost(out, err, args.command):
+        code = max(code, runner.INVALID)
+    return code
+
+
+def _hold_closed_descriptors() -> None:
+    """A process started with stdout or stderr closed (``>&-``, ``2>&-``) has ``sys.stdout`` or
+    ``sys.stderr`` None, and the descriptor free: the next file opened would take it, and a
+    child process would take that file for its output. The null device holds it instead;
+    riftchart's own output to such a stream still counts as not written."""
+    for fd, stream in ((0, sys.stdin), (1, sys.stdout), (2, sys.stderr)):
+        if stream is not None:
+            continue
+        with contextlib.suppress(OSError):
+            try:
+                os.fstat(fd)
+                continue  # already taken
+            except OSError:
+                pass
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
 
 
 if __name__ == "__main__":

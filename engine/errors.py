@@ -21,7 +21,7 @@ class IllegalAction(RiftchartError):
         return (type(self), (self.message, self.rule))
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""
     return " ".join(text.splitlines()) if text else text
 
@@ -39,7 +39,7 @@ class ScenarioError(RiftchartError):
         self.field = field
         self.message = message
         self.line = line
-        text = f"{_one_line(str(file))}: {_one_line(str(field))}: {_one_line(str(message))}"
+        text = f"{one_line(str(file))}: {one_line(str(field))}: {one_line(str(message))}"
         if line is not None:
             text += f" (line {line})"
         super().__init__(text)

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from . import actions
-from .errors import IllegalAction, ScenarioError
+from .errors import IllegalAction, ScenarioError, one_line
 from .game import Game
 from .runtime import Runtime
 from .scenario import Scenario, Step, load_scenario
-from .view import differences
+from .streams import Output, output_lost, writing
+from .view import ABSENT, differences
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -109,8 +108,10 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
         found = differences(step.args, game.view())
         if found:
             return [], "; ".join(
-                f"{path}: expected {_show(want)}, actual {_show(got)}" for path, want, got in found
-            )
+                f"{path}: expected {_show(want)}, " + (
+                    f"actual: absent (the state has no {path})" if got is ABSENT
+                    else f"actual {_show(got)}")
+                for path, want, got in found)
         return [], None
     if step.kind == "expect_error":
         inner = step.args
@@ -151,15 +152,16 @@ def describe(do: dict[str, Any] | None) -> str:
 
 
 def print_text(result: RunResult, out: TextIO) -> None:
-    out.write(f"== {result.name} ({result.path}) [rules: {result.rules}]\n")
+    # one line, whatever line breaks the name or the path hold
+    out.write(one_line(f"== {result.name} ({result.path}) [rules: {result.rules}]") + "\n")
     for rec in result.steps[1:]:
         out.write(f"step {rec.index}: {describe(rec.do)}\n")
         for line in rec.lines:
             out.write(f"  {line}\n")
     if result.code == OK:
-        out.write(f"PASS {result.path}\n")
+        out.write(f"PASS {one_line(result.path)}\n")
     else:
-        out.write(f"FAIL {result.message}\n")
+        out.write(f"FAIL {one_line(result.message)}\n")
 
 
 def print_json(result: RunResult, out: TextIO, *, with_trace: bool = False) -> None:
@@ -182,6 +184,7 @@ def run_files(
     with_trace: bool = False,
     rules: str | None = None,
     diagrams_dir: Path | None = None,
+    command: str = "run",
 ) -> int:
     """Run several files; each stops at its first failure; the exit code is the highest.
 
@@ -190,23 +193,17 @@ def run_files(
     page that cannot be written is one line on ``err`` and exit code 2; the trace is printed
     first. If the reader of ``out`` goes away (``| head``), the rest runs without printing,
     so that the exit code is still the highest of all files. Output that cannot be written
-    (a full disk) is one line on ``err``; the rest runs without printing, and the exit code
-    is 2.
+    (a full disk, a closed stdout) is one line on ``err``; the rest runs without printing, and
+    the exit code is 2. An ``err`` that cannot be written loses only its own lines: ``out``
+    keeps its output and the exit code is what the files decided (D32).
     """
+    out, err = Output.of(out), Output.of(err)
     code = OK
     pages: list[str] = []
     for path in paths:
         result = run_file(path, rules=rules)
-        try:
-            _report(result, out, err, as_json, with_trace)
-        except BrokenPipeError:
-            out = err = reader_gone()
-        except OSError as error:  # a full disk: the output is lost, and the run says so
-            with contextlib.suppress(OSError):
-                err.write(f"riftchart run: cannot write the output: "
-                          f"{error.strerror or error}\n")
-                err.flush()
-            out = err = reader_gone()
+        _report(result, out, err, as_json, with_trace)
+        if output_lost(out, err, command):
             code = INVALID
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
@@ -216,7 +213,7 @@ def run_files(
     return code
 
 
-def _report(result: RunResult, out: TextIO, err: TextIO, as_json: bool,
+def _report(result: RunResult, out: Output, err: Output, as_json: bool,
             with_trace: bool) -> None:
     if result.code == INVALID:
         err.write(f"{result.message}\n")
@@ -224,19 +221,13 @@ def _report(result: RunResult, out: TextIO, err: TextIO, as_json: bool,
         print_json(result, out, with_trace=with_trace)
         if result.code:
             out.flush()  # the steps first, for a reader of both streams (`2>&1`)
-            err.write(f"FAIL {result.message}\n")
+            if out.lost:  # the steps are lost: the run says that instead (D30)
+                return
+            err.write(f"FAIL {one_line(result.message)}\n")
     else:
         print_text(result, out)
-    out.flush()  # a reader that went away is found here, not at exit
-
-
-def reader_gone() -> TextIO:
-    """Where the output goes once its reader has gone: nowhere, and the process's stdout too,
-    so that Python's flush at exit does not complain again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(devnull, sys.stdout.fileno())
-    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
+    out.flush()  # a reader that went away, or a full disk, is found here, not at exit
+    err.flush()
 
 
 def _page_name(stem: str, taken: list[str]) -> str:
@@ -256,22 +247,6 @@ def _write_page(result: RunResult, folder: Path, name: str, err: TextIO) -> bool
                       command="run", where=f"diagrams to {folder}",
                       no_dot="--diagrams needs Graphviz's `dot`: install graphviz")
     return written is not None
-
-
-def writing(write: Callable[[], T], err: TextIO, *, command: str, where: str,
-            no_dot: str) -> T | None:
-    """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2):
-    ``riftchart COMMAND: cannot write WHERE: why`` for an ``OSError``, or
-    ``riftchart COMMAND: NO_DOT`` (the advice) when Graphviz's ``dot`` is missing."""
-    import graphviz
-
-    try:
-        return write()
-    except OSError as error:
-        err.write(f"riftchart {command}: cannot write {where}: {error.strerror or error}\n")
-    except graphviz.ExecutableNotFound:
-        err.write(f"riftchart {command}: {no_dot}\n")
-    return None
 
 
 def bundled_scenarios() -> list[Path]:

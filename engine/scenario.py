@@ -25,7 +25,9 @@ Limits, so that a hostile file costs little to refuse:
   by it).
 
 An optional setup key given as ``null`` takes its default (a battlefield's ``controller: null``
-means nobody, a play step's ``to: null`` means no destination).
+means nobody, a play step's ``to: null`` means no destination, a unit card's ``effect: null`` and
+a spell's ``unit: null`` mean the key is not given; D33). A name given is a string with more
+than spaces, and an id is not empty or only spaces (D15).
 """
 
 from __future__ import annotations
@@ -352,8 +354,7 @@ class _ScenarioLoader(yaml.SafeLoader):
             value = self.yaml_constructors[node.tag](self, node)
         except Exception:  # e.g. `!!int ''` or `!!bool x` break PyYAML's builders
             kind = node.tag.removeprefix(_TAG)
-            shown = node.value if len(node.value) <= 40 else node.value[:40] + "..."
-            self.fail(path, f"unreadable {kind} {shown!r}", line)
+            self.fail(path, f"unreadable {kind} {_shown(node.value)}", line)
         if isinstance(value, str) and _SURROGATE.search(value):
             value = self.join_surrogates(value, path, line)
         return value
@@ -377,7 +378,7 @@ class _ScenarioLoader(yaml.SafeLoader):
             key_path = _join(path, key)
             key_line = _line(key_node.start_mark)
             if key in mapping:
-                self.fail(key_path, f"duplicate key {key!r}", key_line)
+                self.fail(key_path, f"duplicate key {_shown(key)}", key_line)
             mapping.key_lines[key] = key_line
             mapping[key] = self.build(value_node, key_path, depth + 1)
         for source in merged:
@@ -402,7 +403,7 @@ class _ScenarioLoader(yaml.SafeLoader):
 
     def check_tag(self, node: yaml.Node, wanted: str, path: str) -> None:
         if node.tag != wanted:
-            self.fail(path, f"YAML tag {node.tag!r} is not allowed", _line(node.start_mark))
+            self.fail(path, f"YAML tag {_shown(node.tag)} is not allowed", _line(node.start_mark))
 
 
 def _describe_yaml_error(error: BaseException) -> str:
@@ -494,8 +495,23 @@ def _check_shape(data: Any, label: str) -> None:
 # Validation
 
 
+#: Longer names and keys are cut short in messages and fields: a message stays readable.
+SHOWN_CHARS = 40
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a message quotes it: ``repr``, a long string cut short (``'abc...'``)."""
+    if isinstance(value, str):
+        return repr(_short(value))
+    return _short(repr(value))
+
+
 def _join(path: str, key: Any) -> str:
-    name = key if isinstance(key, str) else repr(key)
+    name = _short(key if isinstance(key, str) else repr(key))
     return f"{path}.{name}" if path else name
 
 
@@ -527,7 +543,7 @@ def _plain(value: Any) -> Any:
 
 
 def _options(options: Iterable[str]) -> str:
-    return ", ".join(options)
+    return ", ".join(_short(option) for option in options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -589,7 +605,7 @@ class _Checker:
         for key in mapping:
             if key not in allowed:
                 self.fail(at.key(mapping, key),
-                          f"unknown key {key!r}; expected one of: {_options(allowed)}")
+                          f"unknown key {_shown(key)}; expected one of: {_options(allowed)}")
         for key in required:
             if key not in mapping:
                 self.fail(at.key(mapping, key), "required key missing")
@@ -615,8 +631,16 @@ class _Checker:
         return value
 
     def optional_name(self, mapping: Mapping, at: _At) -> str | None:
+        """A display name: absent or null for none, else a string with more than spaces (D15:
+        an empty name is refused, as the scenario's is)."""
         value, where = self.field(mapping, "name", at)
-        return None if value is None else self.string(value, where)
+        return None if value is None else self.name(value, where)
+
+    def name(self, value: Any, at: _At) -> str:
+        text = self.string(value, at)
+        if not text.strip():
+            self.fail(at, "the name must not be empty")
+        return text
 
     def boolean(self, value: Any, at: _At) -> bool:
         if not isinstance(value, bool):
@@ -632,7 +656,7 @@ class _Checker:
 
     def choice(self, value: Any, at: _At, options: tuple[str, ...]) -> str:
         if not isinstance(value, str) or value not in options:
-            shown = repr(value) if isinstance(value, str) else _kind(value)
+            shown = _shown(value) if isinstance(value, str) else _kind(value)
             self.fail(at, f"expected one of: {_options(options)}; got {shown}")
         return value
 
@@ -649,7 +673,7 @@ class _Checker:
             where = at.item(items, index)
             value = check(item, where)
             if value in result:
-                self.fail(where, f"{value!r} is listed twice")
+                self.fail(where, f"{_shown(value)} is listed twice")
             result.append(value)
         return tuple(result)
 
@@ -658,25 +682,26 @@ class _Checker:
     def id_text(self, value: Any, at: _At) -> str:
         if not isinstance(value, str):
             self.fail(at, f"an id must be a string, got {_kind(value)} (quote it)")
-        if not value:
-            self.fail(at, "an id must not be empty")
+        if not value.strip():
+            self.fail(at, "an id must not be empty or only spaces" if value else
+                      "an id must not be empty")
         if value in RESERVED_IDS:
-            self.fail(at, f"{value!r} is reserved and cannot be an id")
+            self.fail(at, f"{_shown(value)} is reserved and cannot be an id")
         if ":" in value:
-            self.fail(at, f"an id must not contain ':' ({value!r})")
+            self.fail(at, f"an id must not contain ':' ({_shown(value)})")
         return value
 
     def new_id(self, value: Any, at: _At) -> str:
         ident = self.id_text(value, at)
         if ident in self.ids:
-            self.fail(at, f"duplicate id {ident!r} (already used at {self.ids[ident]})")
+            self.fail(at, f"duplicate id {_shown(ident)} (already used at {self.ids[ident]})")
         self.ids[ident] = at.path
         return ident
 
     def check_ref(self, ident: str, at: _At, known: Callable[[str], bool], what: str) -> None:
         def check() -> None:
             if not known(ident):
-                self.fail(at, f"unknown {what} {ident!r}")
+                self.fail(at, f"unknown {what} {_shown(ident)}")
 
         if self.deferred is None:
             check()
@@ -686,7 +711,7 @@ class _Checker:
     def player(self, value: Any, at: _At) -> str:
         ident = self.id_text(value, at)
         if ident not in self.players:
-            self.fail(at, f"unknown player {ident!r}; players are: {_options(self.players)}")
+            self.fail(at, f"unknown player {_shown(ident)}; players are: {_options(self.players)}")
         return ident
 
     def player_or_null(self, value: Any, at: _At) -> str | None:
@@ -728,9 +753,7 @@ class _Checker:
         self.keys(top, root, required=("name", "players", "battlefields"), optional=(
             "rules", "teams", "turn_player", "victory_score", "manual_damage", "scores", "deck",
             "units", "hands", "steps"))
-        name = self.string(*self.field(top, "name", root))
-        if not name.strip():
-            self.fail(root.key(top, "name"), "the name must not be empty")
+        name = self.name(*self.field(top, "name", root))
         rules = self.optional(top, "rules", root, "seed",
                               lambda value, at: self.choice(value, at, PROFILES))
         self.players = self.read_players(*self.field(top, "players", root))
@@ -863,12 +886,12 @@ class _Checker:
             at = where.item(items, index).key(items[index], "at")
             controllers = present[battlefield]
             if len(controllers) >= 3:
-                self.fail(at, f"units of three players at {battlefield!r}")
+                self.fail(at, f"units of three players at {_shown(battlefield)}")
             if self.teams and any(set(controllers) <= set(team) for team in self.teams):
-                self.fail(at, f"teammates' units at {battlefield!r}: "
-                              f"{controllers[0]!r} and {controllers[1]!r}")
-            self.fail(at, f"units of two opposing players at {battlefield!r}: "
-                          f"{controllers[0]!r} and {controllers[1]!r}")
+                self.fail(at, f"teammates' units at {_shown(battlefield)}: "
+                              f"{_shown(controllers[0])} and {_shown(controllers[1])}")
+            self.fail(at, f"units of two opposing players at {_shown(battlefield)}: "
+                          f"{_shown(controllers[0])} and {_shown(controllers[1])}")
 
     def read_keywords(self, value: Any, at: _At) -> tuple[str, ...]:
         return self.distinct(self.sequence(value, at), at,
@@ -894,14 +917,15 @@ class _Checker:
         timing = self.optional(entry, "timing", at, "none",
                                lambda value, where: self.choice(value, where, TIMINGS))
         effect = template = None
+        # a key the card's type does not use may be given as null, as any optional key (D33)
         if card_type == "spell":
-            if "unit" in entry:
+            if entry.get("unit") is not None:
                 self.fail(at.key(entry, "unit"), "only a unit card has 'unit'")
             if entry.get("effect") is None:
                 self.fail(at.key(entry, "effect"), "a spell needs an effect")
             effect = self.effect(*self.field(entry, "effect", at))
         else:
-            if "effect" in entry:
+            if entry.get("effect") is not None:
                 self.fail(at.key(entry, "effect"), "only a spell has 'effect' (use unit.triggers)")
             if entry.get("unit") is None:
                 self.fail(at.key(entry, "unit"), "a unit card needs 'unit: {might: N}'")
@@ -940,7 +964,7 @@ class _Checker:
         """Validate an effect; return it as a plain dict tree."""
         entry, kind, argument, where = self.one_key(value, at, "an effect", EFFECTS)
         if kind not in EFFECTS:
-            self.fail(where, f"unknown effect {kind!r}; expected one of: {_options(EFFECTS)}")
+            self.fail(where, f"unknown effect {_shown(kind)}; expected one of: {_options(EFFECTS)}")
         if kind == "move":
             argument = self.mapping(argument, where)
             self.keys(argument, where, optional=("units", "to"))
@@ -983,7 +1007,7 @@ class _Checker:
         _, kind, payload, where = self.one_key(value, at, "a step", kinds)
         if kind not in kinds:
             problem = ("expect_error holds one action step" if kind in STEP_KINDS
-                       else f"unknown step {kind!r}")
+                       else f"unknown step {_shown(kind)}")
             self.fail(where, f"{problem}; expected one of: {_options(kinds)}")
         args: Any
         if kind in PLAYER_STEPS:
@@ -1022,7 +1046,7 @@ class _Checker:
         """A card to play: a card in a hand, or a unit (units return to hands)."""
         ident = self.id_text(value, at)
         if ident not in self.cards and ident not in self.units:
-            self.fail(at, f"unknown card {ident!r}")
+            self.fail(at, f"unknown card {_shown(ident)}")
         return ident
 
     def unit_amounts(self, value: Any, at: _At) -> dict[str, int]:
@@ -1111,15 +1135,15 @@ class _Checker:
         source, colon, rest = item.partition(":")
         if not colon:
             if item not in self.cards and item not in self.units:
-                self.fail(at, f"unknown card {item!r} on the chain")
+                self.fail(at, f"unknown card {_shown(item)} on the chain")
         elif source == "add" and rest in self.players:
             pass
         elif source in self.units or source in self.battlefields or source in self.cards:
             if rest not in EVENTS:
-                self.fail(at, f"unknown event {rest!r}; expected one of: {_options(EVENTS)}")
+                self.fail(at, f"unknown event {_shown(rest)}; expected one of: {_options(EVENTS)}")
         else:
             self.fail(at, f"expected CARD, SOURCE:EVENT or add:PLAYER with known ids, "
-                          f"got {item!r}")
+                          f"got {_shown(item)}")
 
     def expect_unit(self, value: Any, at: _At) -> None:
         unit = self.mapping(value, at)
@@ -1160,7 +1184,7 @@ class _Checker:
                 if not (fits_battlefield or fits_unit):
                     what = {"battlefield": "battlefield", "damage": "unit"}.get(
                         kind or "", "battlefield or unit")
-                    self.fail(at, f"unknown {what} {ident!r}")
+                    self.fail(at, f"unknown {what} {_shown(ident)}")
                 return ident
 
             self.each(options, where, option)  # a repeated option fails, as a list does

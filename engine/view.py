@@ -80,14 +80,26 @@ def _pending_choice(s: GameState) -> dict[str, Any] | None:
     return pending
 
 
+class Absent:
+    """The actual value of a key the state view does not have (a unit not on the board yet)."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: What :func:`differences` gives as the actual value of a key missing from the view.
+ABSENT = Absent()
+
+
 def differences(expected: Any, actual: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """Where ``actual`` differs from the keys ``expected`` names (lists compare whole)."""
+    """Where ``actual`` differs from the keys ``expected`` names (lists compare whole); the
+    actual value of a key ``actual`` does not have is :data:`ABSENT`."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         found = []
         for key, value in expected.items():
             where = f"{path}.{key}" if path else str(key)
             if key not in actual:
-                found.append((where, value, "<missing>"))
+                found.append((where, value, ABSENT))
             else:
                 found += differences(value, actual[key], where)
         return found

@@ -288,3 +288,136 @@ def test_json_failure_line_follows_the_steps_it_reports(tmp_path):
     files = [line.split()[1] if line.startswith("FAIL") else json.loads(line)["file"]
              for line in done.stdout.splitlines()]
     assert files == [bad] * 5 + [f"{bad}:"] + [ok] * 7, done.stdout
+
+
+# --- closed and failing streams (D30, D32) --------------------------------------------------
+
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def _with_streams(redirect: str, *args: str) -> subprocess.CompletedProcess:
+    """``riftchart ARGS`` started by a shell with ``redirect`` (``>&-``, ``2>&-``...)."""
+    return subprocess.run(["sh", "-c", f'"$@" {redirect}', "sh", sys.executable, "-m",
+                           "engine.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def _commands(tmp_path: Path) -> list[tuple[str, list[str], int]]:
+    """Each command, with the exit code it decides when its streams work."""
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    failing = write(tmp_path, "failing.yaml",
+                    EXAMPLE.replace("expect: {focus: P2}", "expect: {focus: P1}"))
+    return [
+        ("run", ["run", ok], 0),
+        ("run", ["run", "--json", failing, ok], 1),
+        ("check", ["check", str(MODELS / "1v1_two_battlefields.yaml"), "--max-states", "50",
+                   "--out", str(tmp_path / "cex")], 0),
+        ("compare", ["compare", ok], 0),
+        ("diagrams", ["diagrams", "--out", str(tmp_path / "d"), "--format", "dot,mermaid"], 0),
+        ("export", ["export", "--format", "json", "--out", str(tmp_path / "e")], 0),
+        ("demo", ["demo"], 0),
+    ]
+
+
+def test_closed_streams_give_no_traceback_and_the_decided_exit_code(tmp_path):
+    """D32: started with stdout closed (`>&-`), a command says in one line that it cannot
+    write its output, and exits 2; with stderr closed (`2>&-`) it prints its output and exits
+    with the code it decided; with both closed, it exits 2. Never a traceback."""
+    for command, args, code in _commands(tmp_path):
+        done = _with_streams(">&-", *args)
+        assert (done.returncode, done.stdout) == (2, ""), (args, done.stderr)
+        assert done.stderr.endswith(
+            f"riftchart {command}: cannot write the output: Bad file descriptor\n"), args
+        assert "Traceback" not in done.stderr
+        done = _with_streams("2>&-", *args)
+        assert done.returncode == code and done.stdout, (args, done.stdout)
+        done = _with_streams(">&- 2>&-", *args)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", ""), args
+
+
+def test_output_that_cannot_be_written_is_one_line_and_exit_2_for_every_command(tmp_path):
+    """D30 holds for every command, not only `run`: a full disk is one line and exit 2."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    for command, args, _ in _commands(tmp_path):
+        done = _with_streams(">/dev/full", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr == (
+            f"riftchart {command}: cannot write the output: No space left on device\n"), args
+
+
+def test_a_full_stderr_leaves_stdout_its_output(tmp_path):
+    """D32: when only stderr cannot be written (`2>/dev/full`), stdout keeps all its output
+    and the exit code is what the files decided."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    failing = write(tmp_path, "failing.yaml",
+                    EXAMPLE.replace("expect: {focus: P2}", "expect: {focus: P1}"))
+    invalid = write(tmp_path, "invalid.yaml", "name: x\n")
+    done = _with_streams("2>/dev/full", "run", "--json", failing, ok)
+    assert done.returncode == 1
+    assert [json.loads(line)["file"] for line in done.stdout.splitlines()] == [failing] * 5 + [
+        ok] * 7
+    done = _with_streams("2>/dev/full", "run", invalid, ok)
+    assert done.returncode == 2 and done.stdout.endswith(f"PASS {ok}\n"), done.stdout
+    for command, args, code in _commands(tmp_path):
+        done = _with_streams("2>/dev/full", *args)
+        assert done.returncode == code and done.stdout, (command, args)
+
+
+def test_run_files_keeps_each_stream_apart_from_python(tmp_path):
+    """``run_files`` called from Python: a stream that fails loses only its own output."""
+    import io
+
+    from engine.runner import run_files
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    invalid = write(tmp_path, "invalid.yaml", "name: x\n")
+    out = io.StringIO()
+    assert run_files([invalid, ok], out, Full()) == 2
+    assert out.getvalue().endswith(f"PASS {ok}\n")
+    err = io.StringIO()
+    assert run_files([ok, invalid], Full(), err) == 2
+    assert err.getvalue() == "riftchart run: cannot write the output: No space left on device\n"
+
+
+# --- the failure messages of `riftchart run` -------------------------------------------------
+
+
+def test_a_key_absent_from_the_view_is_said_to_be_absent(tmp_path):
+    """A unit not on the board (a token not made yet) has no entry in the view: the failure
+    says it is absent, not that its value is the string "<missing>"."""
+    text = EXAMPLE.replace("units: [{id: U1, controller: P1, might: 2, at: base}]",
+                           "units: [{id: U1, controller: P1, might: 2, at: base}]\n"
+                           "hands: {P1: [{id: S1, type: spell, effect: "
+                           "{play_unit: {id: T1, might: 1}}}]}")
+    text += "  - expect: {units: {T1: {at: A}}}\n"
+    done = riftchart("run", write(tmp_path, "token.yaml", text))
+    assert done.returncode == 1
+    assert ('units.T1: expected {"at": "A"}, actual: absent (the state has no units.T1)'
+            in done.stdout), done.stdout
+    assert "<missing>" not in done.stdout
+
+
+def test_a_name_with_line_breaks_keeps_the_header_on_one_line(tmp_path):
+    text = EXAMPLE.replace("name: Showdown at an empty battlefield (seed 000)",
+                           'name: "Two\\nlines\\r\\nand more"')
+    path = write(tmp_path, "lines.yaml", text)
+    done = riftchart("run", path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"== Two lines and more ({path}) [rules: seed]"
+
+
+def test_a_long_unknown_key_is_cut_short_in_the_message(tmp_path):
+    key = "k" * 5000
+    # an explicit key (`? KEY`): YAML allows an implicit one at most 1024 characters
+    path = write(tmp_path, "long.yaml", EXAMPLE + f"  - expect:\n      ? {key}\n      : 1\n")
+    done = riftchart("run", path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert len(done.stderr) < 400, done.stderr
+    assert f"unknown key '{'k' * 40}...'; expected one of: state," in done.stderr

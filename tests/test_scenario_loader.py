@@ -375,6 +375,46 @@ def test_null_optional_keys_take_defaults() -> None:
     assert scenario.steps[0].args["to"] is None
 
 
+def test_a_key_the_card_type_does_not_use_may_be_null() -> None:
+    """D33: ``unit: null`` on a spell and ``effect: null`` on a unit card are keys given as
+    null, which take their default (not given), as any optional key's null does."""
+    data = minimal()
+    data["hands"]["P1"][0]["unit"] = None
+    data["hands"]["P2"][0]["effect"] = None
+    data["units"][0]["name"] = None
+    scenario = load_scenario(data)
+    spell, unit_card = scenario.hands["P1"][0], scenario.hands["P2"][0]
+    assert (spell.effect, spell.unit) == ({"stun": {}}, None)
+    assert (unit_card.effect, unit_card.unit) == (None, UnitTemplate(1, (), ()))
+    # what the card's type needs is still needed
+    data["hands"]["P1"][0]["effect"] = None
+    assert "needs an effect" in rejected(data).message
+    data = minimal()
+    data["hands"]["P2"][0]["unit"] = None
+    assert "needs 'unit" in rejected(data).message
+
+
+def test_names_with_more_than_spaces_are_kept() -> None:
+    data = minimal()
+    data["units"][0]["name"] = " Vi "
+    data["battlefields"][0]["name"] = "The Arena's Greatest"
+    scenario = load_scenario(data)
+    assert (scenario.units[0].name, scenario.battlefields[0].name) == (
+        " Vi ", "The Arena's Greatest")
+
+
+def test_long_keys_and_ids_are_cut_short_in_messages() -> None:
+    data = minimal()
+    data["units"][0]["x" * 5000] = 1
+    error = rejected(data)
+    assert error.field == "units[0]." + "x" * 40 + "..."
+    assert error.message.startswith("unknown key '" + "x" * 40 + "...'; expected one of: id,")
+    data = minimal()
+    data["steps"].append({"pass": "P" * 5000})
+    error = rejected(data)
+    assert error.message.startswith("unknown player '" + "P" * 40 + "...'; players are: P1, P2")
+
+
 def test_dict_input_accepts_tuples_and_custom_label() -> None:
     data = minimal()
     data["players"] = ("P1", "P2")
@@ -509,6 +549,21 @@ INVALID: list[tuple[str, Any, str, str]] = [
     ("player id hand", setitem("players", ["hand", "P2"]), "players[0]", "reserved"),
     ("player id with colon", setitem("players", ["P1", "P:2"]), "players[1]", "':'"),
     ("empty id", setitem("players", ["P1", ""]), "players[1]", "empty"),
+    # D15: an id of only spaces, or an empty display name, is a mistake, as an empty id is
+    ("id of spaces", setitem("players", ["P1", "  "]), "players[1]", "empty or only spaces"),
+    ("unit id of a tab", setitem("units[0].id", "\t"), "units[0].id", "only spaces"),
+    ("battlefield id of spaces", setitem("battlefields[1].id", " "), "battlefields[1].id",
+     "only spaces"),
+    ("card id of spaces", setitem("hands.P1[0].id", "\u3000"), "hands.P1[0].id",
+     "only spaces"),
+    ("step player of spaces", step({"pass": " "}), "steps[2].pass", "only spaces"),
+    ("unit empty name", setitem("units[0].name", ""), "units[0].name", "must not be empty"),
+    ("battlefield name of spaces", setitem("battlefields[0].name", "  "),
+     "battlefields[0].name", "must not be empty"),
+    ("card empty name", setitem("hands.P2[0].name", ""), "hands.P2[0].name",
+     "must not be empty"),
+    ("play_unit empty name", effect({"play_unit": {"id": "T1", "might": 1, "name": ""}}),
+     "hands.P1[0].effect.play_unit.name", "must not be empty"),
     ("player id is a bool", setitem("players", ["P1", True]), "players[1]", "string"),
     ("teams with two players", setitem("teams", [["P1"], ["P2"]]), "teams", "four"),
     ("rules unknown", setitem("rules", "cr-1.3"), "rules", "seed"),
