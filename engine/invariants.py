@@ -267,15 +267,12 @@ def first_focus_to_applier(parent: GameState, action: Action, child: GameState) 
     """When a Showdown begins, the player who applied Contested receives Focus, not necessarily
     the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its Attacker, the
     applier (CR 455, rules.md 6)."""
-    bf = child.contest_at
-    if bf is None or bf == parent.contest_at or child.winner:
+    if child.winner or not _focus_cycle_began(parent, child):
         return True
-    config = child.configs[battlefield_key(bf)]
+    config = child.configs[battlefield_key(child.contest)]
     if "non_combat" in config:
-        return child.focus == child.fields[bf].applier
-    if "combat_showdown" in config:
-        return child.focus == child.attacker
-    return True  # already past its Focus cycle (no Focus in the damage step)
+        return child.focus == child.fields[child.contest].applier
+    return child.focus == child.attacker
 
 
 @_register("non_card_chains_keep_focus", "rules 11.1", "transition",
@@ -290,11 +287,33 @@ def non_card_chains_keep_focus(parent: GameState, action: Action, child: GameSta
         return True
     if _kind(parent) != _kind(child):
         return True  # a conversion to Combat has its own Focus rule (rules.md 6.1)
+    if _focus_cycle_began(parent, child):
+        return True  # a Combat staged again began: its first Focus (first_focus_to_applier)
     if isinstance(action, Add) and parent.chain_open:
         return child.focus == parent.focus
     if parent.chain and parent.chain_begun_by in ("trigger", "add"):
         return child.focus == parent.focus
     return True
+
+
+#: the battlefield chart's states in which a contest's Focus cycle runs (not the damage step
+#: and resolution of a Combat, rules 11.5)
+_FOCUS_CYCLE = ("non_combat", "combat_showdown")
+
+
+def _in_focus_cycle(s: GameState) -> bool:
+    if s.contest_at is None:
+        return False
+    config = s.configs[battlefield_key(s.contest_at)]
+    return any(state in config for state in _FOCUS_CYCLE)
+
+
+def _focus_cycle_began(parent: GameState, child: GameState) -> bool:
+    """A contest's Focus cycle began with this transition: a Showdown opened, a Combat began,
+    also one staged again at the same battlefield after No Result (rules.md 6); not a
+    conversion, whose Showdown's cycle goes on as the Combat's (rules.md 6.1)."""
+    return _in_focus_cycle(child) and (child.contest_at != parent.contest_at
+                                       or not _in_focus_cycle(parent))
 
 
 def _kind(s: GameState) -> str:

@@ -387,3 +387,25 @@ def test_a_state_copy_carries_every_field_and_shares_no_container() -> None:
         assert getattr(copy, name) == value, name
         if isinstance(value, dict | list):
             assert getattr(copy, name) is not value, f"{name} is shared"
+
+
+def test_a_combat_staged_again_is_a_new_focus_cycle(tmp_path: Path) -> None:
+    """Scenario 242: a trigger's chain in a Combat's resolution ends, No Result stages the
+    Combat again, and it begins with Focus to its Attacker. That is the new Combat's first Focus
+    (checked by first_focus_to_applier), not Focus passed by the chain (which
+    non_card_chains_keep_focus forbids)."""
+    (source,) = (ROOT / "scenarios").glob("242_*.yaml")
+    setup = yaml.safe_load(source.read_text())
+    setup["steps"] = setup["steps"][:-2]  # up to the last pass, which ends the chain
+    path = tmp_path / "before_the_last_pass.yaml"
+    path.write_text(yaml.safe_dump(setup))
+    parent = prepare(str(path)).start
+    last = actions.Pass("P1")
+    child = successor(parent, last)
+    assert (parent.chain_begun_by, parent.focus, child.focus) == ("trigger", None, "P1")
+    by_name = {i.name: i for i in invariants.all_invariants()}
+    assert by_name["non_card_chains_keep_focus"].holds(parent, last, child)
+    assert by_name["first_focus_to_applier"].holds(parent, last, child)
+    to_defender = child.copy()
+    to_defender.focus = to_defender.priority = "P2"
+    assert not by_name["first_focus_to_applier"].holds(parent, last, to_defender)
