@@ -10,9 +10,10 @@ import os
 
 from setuptools import setup
 
-#: The search's hot path: the runtimes, the rules procedures, Cleanup, keys and successors.
-#: ``engine.units`` (a dict subclass) and everything the command line or the charts need stay
-#: Python.
+#: The search's hot path: the fast runtime, the rules procedures, Cleanup, keys and successors.
+#: Everything else stays Python, among it what a compiled class could not be: ``units`` (a dict
+#: subclass), ``action_types`` (callers may hand an action a list) and ``reference_runtime``
+#: (python-statemachine's model gets attributes as it goes).
 COMPILED = [
     "engine/runtime.py",
     "engine/core.py",

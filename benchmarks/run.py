@@ -162,6 +162,8 @@ def check_both(path: Path, workdir: Path, bound: int) -> dict[str, Any]:
     for name, where in (("sources", None), ("compiled", site)):
         done = compiled_build.riftchart(where, "check", str(path), "--json", "--max-states",
                                   str(bound), cwd=workdir)
+        if done.returncode:
+            raise RuntimeError(f"riftchart check on the {name} failed:\n{done.stderr}")
         reports[name] = json.loads(done.stdout)
     timings = ("seconds", "states_per_second")
     same = ({k: v for k, v in reports["sources"].items() if k not in timings}

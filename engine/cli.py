@@ -45,7 +45,8 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     files = runner.bundled_scenarios()
     if not files:
-        err.write("no bundled scenarios found\n")
+        err.write("riftchart demo: no bundled scenarios found: it plays the scenarios/ folder of "
+                  "a riftchart checkout (beside the sources, or in the current folder)\n")
         return 2
     code = runner.run_files(files, out, err, rules=args.rules, command="demo")
     out.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")

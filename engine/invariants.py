@@ -63,10 +63,15 @@ def _register(
     witness: Witness,
     profiles: tuple[str, ...] = PROFILES,
     refusals: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+    *,
+    doc: str,
 ) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    """Register a predicate as the invariant ``name``; ``doc`` is the promise in words, with
+    its rule (given here, not as the function's docstring, which a compiled build drops)."""
+
     def decorate(fn: Callable[..., bool]) -> Callable[..., bool]:
-        doc = " ".join((fn.__doc__ or "").split())
-        _REGISTRY[name] = Invariant(name, rule, kind, fn, witness, profiles, doc, refusals)
+        text = " ".join(doc.split())
+        _REGISTRY[name] = Invariant(name, rule, kind, fn, witness, profiles, text, refusals)
         return fn
 
     return decorate
@@ -125,20 +130,24 @@ def _units_where(test: Callable[[GameState, str], bool]) -> Witness:
 # --- state invariants ----------------------------------------------------------------------
 
 
-@_register("one_active_contest", "seed 001", "state", _view_keys("state", "showdown", "staged"))
+@_register(
+    "one_active_contest", "seed 001", "state", _view_keys("state", "showdown", "staged"),
+    doc="""At most one showdown or combat is in progress in the whole game (seed 001, rules.md 1
+    and 4): at most one battlefield chart is in "showdown", and it is the engine's contest.""",
+)
 def one_active_contest(s: GameState, legal: Sequence[Action]) -> bool:
-    """At most one showdown or combat is in progress in the whole game (seed 001, rules.md 1
-    and 4): at most one battlefield chart is in "showdown", and it is the engine's contest."""
     active = [bf for bf in s.fields if _in_showdown(s, bf)]
     return len(active) <= 1 and (not active or active[0] == s.contest_at)
 
 
-@_register("focus_in_showdown", "CR 313", "state", _view_keys("state", "showdown", "focus"))
+@_register(
+    "focus_in_showdown", "CR 313", "state", _view_keys("state", "showdown", "focus"),
+    doc="""Focus exists only in a Showdown (CR 313, rules.md 2): nobody has Focus in a Neutral
+    state, and in Showdown Open, while its Focus cycle runs, the Focus holder has Priority. The
+    holder keeps Focus while a Chain exists (passing Priority does not pass Focus), so Showdown
+    Closed shows it too; the damage step and resolution have no Focus (rules 11.5).""",
+)
 def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
-    """Focus exists only in a Showdown (CR 313, rules.md 2): nobody has Focus in a Neutral state,
-    and in Showdown Open, while its Focus cycle runs, the Focus holder has Priority. The holder
-    keeps Focus while a Chain exists (passing Priority does not pass Focus), so Showdown Closed
-    shows it too; the damage step and resolution have no Focus (rules 11.5)."""
     if s.winner:
         return s.focus is None
     if s.contest_at is None:
@@ -151,20 +160,24 @@ def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
     return s.focus is None
 
 
-@_register("closed_iff_chain", "CR 309", "state", _view_keys("state", "chain"))
+@_register(
+    "closed_iff_chain", "CR 309", "state", _view_keys("state", "chain"),
+    doc="""The state is Closed exactly when the Chain is non-empty (CR 309, rules.md 1), and
+    every battlefield sees the Chain as the priority chart does (a Harel broadcast).""",
+)
 def closed_iff_chain(s: GameState, legal: Sequence[Action]) -> bool:
-    """The state is Closed exactly when the Chain is non-empty (CR 309, rules.md 1), and every
-    battlefield sees the Chain as the priority chart does (a Harel broadcast)."""
     if s.chain_open == bool(s.chain):
         return False
     wanted = "open" if s.chain_open else "closed"
     return all(wanted in s.configs[battlefield_key(bf)] for bf in s.fields)
 
 
-@_register("no_three_players", "CR 444.2", "state",
-           _units_where(lambda s, bf: len(_players_at(s)[bf]) <= 2))
+@_register(
+    "no_three_players", "CR 444.2", "state",
+    _units_where(lambda s, bf: len(_players_at(s)[bf]) <= 2),
+    doc="""A battlefield never holds units of three players (CR 444.2, rules.md 8).""",
+)
 def no_three_players(s: GameState, legal: Sequence[Action]) -> bool:
-    """A battlefield never holds units of three players (CR 444.2, rules.md 8)."""
     return all(len(players) <= 2 for players in _players_at(s).values())
 
 
@@ -175,17 +188,21 @@ def _no_teammates(s: GameState, bf: str) -> bool:
     )
 
 
-@_register("teammates_apart", "seed 001", "state", _units_where(_no_teammates))
+@_register(
+    "teammates_apart", "seed 001", "state", _units_where(_no_teammates),
+    doc="""Teammates never have units at the same battlefield (seed 001, rules.md 8).""",
+)
 def teammates_apart(s: GameState, legal: Sequence[Action]) -> bool:
-    """Teammates never have units at the same battlefield (seed 001, rules.md 8)."""
     return s.teams is None or all(_no_teammates(s, bf) for bf in s.fields)
 
 
-@_register("contest_not_stuck", "rules 11.11", "state",
-           _view_keys("state", "contested", "staged", "showdown"))
+@_register(
+    "contest_not_stuck", "rules 11.11", "state",
+    _view_keys("state", "contested", "staged", "showdown"),
+    doc="""Once Cleanup has run in Neutral Open, a Contested battlefield has a staged or active
+    contest: no battlefield stays Contested forever (Cleanup step 7, rules 11.11).""",
+)
 def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
-    """Once Cleanup has run in Neutral Open, a Contested battlefield has a staged or active
-    contest: no battlefield stays Contested forever (Cleanup step 7, rules 11.11)."""
     if s.contest_at is not None or not s.chain_open or s.winner:
         return True
     for bf in s.fields:
@@ -198,10 +215,12 @@ def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
 
 
 # the view cannot show a player listed twice (an expect may not say it): the extra point can
-@_register("scored_once_per_turn", "CR 462", "state", _view_keys("score", "control"))
+@_register(
+    "scored_once_per_turn", "CR 462", "state", _view_keys("score", "control"),
+    doc="""A player scores a given battlefield at most once per turn, by Conquer or Hold (CR
+    462, rules.md 7): nobody is listed twice in a battlefield's scored-this-turn.""",
+)
 def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
-    """A player scores a given battlefield at most once per turn, by Conquer or Hold (CR 462,
-    rules.md 7): nobody is listed twice in a battlefield's scored-this-turn."""
     return all(len(set(f.scored)) == len(f.scored) for f in s.fields.values())
 
 
@@ -223,12 +242,14 @@ def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
-@_register("no_deadlock", "rules 11.9", "state",
-           _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"),
-           refusals=_what_a_player_could_do)
+@_register(
+    "no_deadlock", "rules 11.9", "state",
+    _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"),
+    refusals=_what_a_player_could_do,
+    doc="""Someone can always act unless the game is over (rules 11.9: whatever stops the game
+    waits for a player): legal() is empty only when there is a winner.""",
+)
 def no_deadlock(s: GameState, legal: Sequence[Action]) -> bool:
-    """Someone can always act unless the game is over (rules 11.9: whatever stops the game
-    waits for a player): legal() is empty only when there is a winner."""
     return bool(legal) or s.winner is not None
 
 
@@ -239,12 +260,14 @@ def _control_and_contested(child: GameState, parent: GameState | None) -> dict[s
     return _view_keys("control", "contested")(child, parent)
 
 
-@_register("control_frozen_while_contested", "S 184.3.c", "transition", _control_and_contested,
-           profiles=("seed",))
+@_register(
+    "control_frozen_while_contested", "S 184.3.c", "transition", _control_and_contested,
+    profiles=("seed",),
+    doc="""Control never changes while a battlefield is Contested (S 184.3.c, profile seed),
+    except the change made as the contest ends: control and Contested change together (rules
+    11.6), so a battlefield Contested before and after the step keeps its controller.""",
+)
 def control_frozen_while_contested(parent: GameState, action: Action, child: GameState) -> bool:
-    """Control never changes while a battlefield is Contested (S 184.3.c, profile seed), except
-    the change made as the contest ends: control and Contested change together (rules 11.6),
-    so a battlefield Contested before and after the step keeps its controller."""
     for bf, f in child.fields.items():
         before = parent.fields[bf]
         if f.controller != before.controller and _contested(parent, bf) and _contested(child, bf):
@@ -252,9 +275,11 @@ def control_frozen_while_contested(parent: GameState, action: Action, child: Gam
     return True
 
 
-@_register("scores_never_decrease", "CR 463", "transition", _view_keys("score"))
+@_register(
+    "scores_never_decrease", "CR 463", "transition", _view_keys("score"),
+    doc="""Points are only ever gained (CR 463-466, rules.md 7): no player's score goes down.""",
+)
 def scores_never_decrease(parent: GameState, action: Action, child: GameState) -> bool:
-    """Points are only ever gained (CR 463-466, rules.md 7): no player's score goes down."""
     return all(child.scores[p] >= parent.scores[p] for p in parent.players)
 
 
@@ -262,11 +287,13 @@ def _focus_and_contest(child: GameState, parent: GameState | None) -> dict[str, 
     return _view_keys("showdown", "focus", "contested")(child, parent)
 
 
-@_register("first_focus_to_applier", "CR 345", "transition", _focus_and_contest)
+@_register(
+    "first_focus_to_applier", "CR 345", "transition", _focus_and_contest,
+    doc="""When a Showdown begins, the player who applied Contested receives Focus, not
+    necessarily the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its
+    Attacker, the applier (CR 455, rules.md 6).""",
+)
 def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
-    """When a Showdown begins, the player who applied Contested receives Focus, not necessarily
-    the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its Attacker, the
-    applier (CR 455, rules.md 6)."""
     if child.winner or not _focus_cycle_began(parent, child):
         return True
     config = child.configs[battlefield_key(child.contest)]
@@ -275,12 +302,14 @@ def first_focus_to_applier(parent: GameState, action: Action, child: GameState) 
     return child.focus == child.attacker
 
 
-@_register("non_card_chains_keep_focus", "rules 11.1", "transition",
-           _view_keys("state", "showdown", "focus"))
+@_register(
+    "non_card_chains_keep_focus", "rules 11.1", "transition",
+    _view_keys("state", "showdown", "focus"),
+    doc="""A chain begun by a triggered ability or an Add ability does not pass Focus when it
+    ends (rules.md 5.3, rules 11.1 c): an Add in Showdown Open, or the end of such a chain in
+    the same Showdown, leaves Focus where it was.""",
+)
 def non_card_chains_keep_focus(parent: GameState, action: Action, child: GameState) -> bool:
-    """A chain begun by a triggered ability or an Add ability does not pass Focus when it ends
-    (rules.md 5.3, rules 11.1 c): an Add in Showdown Open, or the end of such a chain in the
-    same Showdown, leaves Focus where it was."""
     if child.winner or child.contest_at is None or child.contest_at != parent.contest_at:
         return True
     if not child.chain_open or child.pending:

@@ -250,6 +250,11 @@ def _write_page(result: RunResult, folder: Path, name: str, err: TextIO) -> bool
 
 
 def bundled_scenarios() -> list[Path]:
-    """The scenarios that ship with riftchart, in reading order."""
-    folder = Path(__file__).resolve().parent.parent / "scenarios"
-    return sorted(folder.glob("*.yaml"))
+    """The scenarios that ship with riftchart, in reading order: the checkout's ``scenarios``
+    beside the sources, or, for an install that is not editable (such as the compiled build),
+    ``scenarios`` in the current folder."""
+    for folder in (Path(__file__).resolve().parent.parent / "scenarios", Path("scenarios")):
+        found = sorted(folder.glob("*.yaml"))
+        if found:
+            return found
+    return []

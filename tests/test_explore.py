@@ -376,9 +376,15 @@ def test_a_state_copy_carries_every_field_and_shares_no_container() -> None:
             value = [*value, f.name]
         elif isinstance(value, tuple):
             value = (*value, f.name)
+        elif isinstance(value, bool):  # of the right type: the compiled build checks types
+            value = not value
+        elif isinstance(value, int):
+            value += 7
         elif f.name == "pending":  # None or a dict
             value = {"mark": f.name}
-        else:
+        elif f.name == "teams":  # None or a tuple of teams
+            value = (("mark",),)
+        else:  # a string, or None for one
             value = f"mark {f.name}"
         setattr(state, f.name, value)
         marks[f.name] = value
