@@ -34,7 +34,7 @@ from .invariants import Invariant
 from .scenario import Scenario, load_scenario
 from .state import GameState
 from .statekeys import Symmetry, state_key, stored_key
-from .workers import Workers
+from .workers import PARALLEL_FROM, Workers
 
 __all__ = ["Explorer", "Prepared", "Report", "Settings", "Symmetry", "Violation", "explore",
            "prepare", "state_key", "stored_key", "successor"]
@@ -120,8 +120,6 @@ class Explorer:
             gc.disable()
             self._add(self.context.key(self.start), _Node(-1, None, 0, 0))
             seeds: dict[int, list[tuple[int, Any]]] = {0: [(0, self.start)]}
-            if self.settings.workers > 1:
-                self._workers = Workers(self.settings, self.start.profile, self.symmetry)
             for turn in range(self.settings.max_turns + 1):
                 if not seeds:
                     break
@@ -158,6 +156,8 @@ class Explorer:
         """Results for a level in its order, from the worker processes or from here. Past
         --max-states the states already found are still expanded (their transitions counted
         and checked); only new states are refused (see :meth:`_discover`)."""
+        if self._workers is None and self.settings.workers > 1 and len(level) >= PARALLEL_FROM:
+            self._workers = Workers(self.settings.workers, self.context)
         if self._workers is not None:
             return self._workers.expand(level, expand)
         return (self.context.process(node, state, expand, itself) for node, state in level)

@@ -21,11 +21,14 @@ from functools import partial
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .expansion import Expanded, Expansion, Keep, Settings
+from .expansion import Expanded, Expansion, Keep
 from .state import GameState
-from .statekeys import Symmetry
 
 _RESULTS_PER_MESSAGE = 64  # a worker's results go to the parent in messages of this many states
+# the workers start at the first level this large: the parent expands the small levels before
+# it on its own, and the workers, forked then, begin with what it has learnt (the charts'
+# plans, Cleanup's fixed points) instead of each learning it again
+PARALLEL_FROM = 4 * _RESULTS_PER_MESSAGE
 _BALANCE_SLACK = 8  # a worker may hold this many states (or 5%) above its share of a level
 # a worker that has finished its share takes half of what another still owes, if that is more
 # than this many states (moving a state costs about a fifth of expanding it)
@@ -33,12 +36,11 @@ _STEAL_ABOVE = 2 * _RESULTS_PER_MESSAGE
 _DRAIN_EVERY = 16  # while merging, the parent reads what the workers have sent every so often
 
 
-def _worker_main(conn: Connection, index: int, settings: Settings, profile: str,
-                 symmetry: Symmetry | None) -> None:
+def _worker_main(conn: Connection, index: int, context: Expansion) -> None:
     """A worker process: holds states by node, expands the ones the parent names, and keeps
-    the children the parent says are new. Requests are served in the order they come."""
+    the children the parent says are new. Requests are served in the order they come.
+    ``context`` is the parent's, as it was when the worker started."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    context = Expansion(settings, profile, symmetry)
     gc.disable()  # see engine.explore.Explorer.run
     held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
     found: list[GameState] = []  # this level's children, by handle
@@ -149,17 +151,18 @@ def _pickled(state: GameState) -> bytes:
 class Workers:
     """N forked worker processes that keep the states they find (see the comment above)."""
 
-    def __init__(self, settings: Settings, profile: str, symmetry: Symmetry | None):
+    def __init__(self, count: int, expansion: Expansion):
         # forked where possible so that they start at once and share the parent's compiled
-        # charts (and any patched rules, which the mutation tests rely on)
+        # charts and what its expansion has learnt (and any patched rules, which the mutation
+        # tests rely on)
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         self.conns: list[Connection] = []
         self.processes: list[Any] = []
-        for index in range(settings.workers):
+        for index in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=_worker_main, daemon=True,
-                                      args=(theirs, index, settings, profile, symmetry))
+                                      args=(theirs, index, expansion))
             process.start()
             theirs.close()
             self.conns.append(mine)
@@ -191,15 +194,22 @@ class Workers:
         yield from self._in_order([node for node, _ in level], shares, expand)
 
     def _shares(self, level: list[tuple[int, Any]]) -> list[list[int]]:
-        """Each worker's nodes of the level, in order: the ones it holds (the start state,
-        held by the parent, goes to the first worker)."""
+        """Each worker's nodes of the level, in order: the ones it holds, and the states the
+        parent holds (found before the workers started), dealt out in even runs."""
         shares: list[list[int]] = [[] for _ in self.conns]
+        held = [(node, where) for node, where in level if isinstance(where, GameState)]
+        dealt: list[list[tuple[int, bytes]]] = [[] for _ in self.conns]
+        for i, (node, state) in enumerate(held):
+            dealt[i * len(self.conns) // len(held)].append((node, _pickled(state)))
+        for worker, states in enumerate(dealt):
+            if states:
+                self.conns[worker].send(("adopt", states))
+                shares[worker].extend(node for node, _ in states)
         for node, where in level:
-            if isinstance(where, GameState):
-                self.conns[0].send(("adopt", [(node, _pickled(where))]))
-                shares[0].append(node)
-            else:
+            if not isinstance(where, GameState):
                 shares[where[0]].append(node)
+        for nodes in shares:
+            nodes.sort()  # the level's order: nodes are numbered as they are found
         return shares
 
     def _balance(self, shares: list[list[int]]) -> None:

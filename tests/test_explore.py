@@ -134,11 +134,13 @@ def test_json_report_shape(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     assert report["symmetry"] is None and report["violations"] == []
 
 
-def test_a_bound_that_is_just_enough_still_finds_everything(tmp_path: Path) -> None:
+def test_a_bound_that_is_just_enough_still_finds_everything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--max-states stops only discovering states: with exactly as many as there are, the
     search is complete, and every transition is counted and checked."""
     start = prepare(str(_write(tmp_path, SMALL))).start
     free = explore.explore(start, _settings())
+    monkeypatch.setattr(explore, "PARALLEL_FROM", 1)  # the position is small
     for workers in (1, 2):
         bounded = explore.explore(start, _settings(max_states=free.states, workers=workers))
         assert bounded.complete
@@ -300,16 +302,31 @@ def _moved(unit: Any, where: str) -> Any:
     return replace(unit, at=where)
 
 
-def test_workers_give_the_same_exploration() -> None:
+# the workers start at the first level of PARALLEL_FROM states; 1 starts them at once
+WORKERS_FROM = pytest.mark.parametrize("parallel_from", [1, explore.PARALLEL_FROM],
+                                       ids=["workers from the start", "from a large level"])
+
+
+@WORKERS_FROM
+def test_workers_give_the_same_exploration(monkeypatch: pytest.MonkeyPatch,
+                                           parallel_from: int) -> None:
+    monkeypatch.setattr(explore, "PARALLEL_FROM", parallel_from)
     start = prepare(str(FFA)).start
     one = explore.explore(start, _settings(max_states=3_000, max_turns=1))
     two = explore.explore(start, _settings(max_states=3_000, max_turns=1, workers=2))
     assert (two.states, two.transitions, two.max_depth) == (one.states, one.transitions,
                                                              one.max_depth)
     assert two.frontier == one.frontier and sorted(two.violations) == sorted(one.violations)
+    # node by node: the same states, numbered alike, joined by the same actions
+    one = explore.explore(start, _settings(max_states=3_000, graph=True))
+    two = explore.explore(start, _settings(max_states=3_000, graph=True, workers=2))
+    assert two.edges == one.edges and two.nodes == one.nodes
 
 
-def test_workers_complete_exploration_matches(tmp_path: Path) -> None:
+@WORKERS_FROM
+def test_workers_complete_exploration_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              parallel_from: int) -> None:
+    monkeypatch.setattr(explore, "PARALLEL_FROM", parallel_from)
     start = prepare(str(_write(tmp_path, SMALL))).start
     one = explore.explore(start, _settings())
     two = explore.explore(start, _settings(workers=2))
