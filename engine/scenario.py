@@ -774,6 +774,7 @@ class _Checker:
             check()
         if units:
             self.check_occupancy(top, root, units)
+            self.check_teammate_battlefields(top, root, units, battlefields)
 
         steps = self.optional(top, "steps", root, (), self.read_steps)
         return Scenario(
@@ -892,6 +893,24 @@ class _Checker:
                               f"{_shown(controllers[0])} and {_shown(controllers[1])}")
             self.fail(at, f"units of two opposing players at {_shown(battlefield)}: "
                           f"{_shown(controllers[0])} and {_shown(controllers[1])}")
+
+    def check_teammate_battlefields(self, top: Mapping, root: _At, units: tuple[UnitSpec, ...],
+                                    battlefields: tuple[BattlefieldSpec, ...]) -> None:
+        """Refuse a unit at a battlefield its controller's teammate controls: no game reaches
+        it, as a teammate's battlefield is never a destination (rules.md 8, D36)."""
+        if not self.teams:
+            return
+        holder = {b.id: b.controller for b in battlefields}
+        items = top["units"]
+        where = root.key(top, "units")
+        for index, unit in enumerate(units):
+            owner = holder.get(unit.at)
+            if owner is None or owner == unit.controller:
+                continue
+            if any({owner, unit.controller} <= set(team) for team in self.teams):
+                at = where.item(items, index).key(items[index], "at")
+                self.fail(at, f"{_shown(unit.id)} of {_shown(unit.controller)} at "
+                              f"{_shown(unit.at)}, which teammate {_shown(owner)} controls")
 
     def read_keywords(self, value: Any, at: _At) -> tuple[str, ...]:
         return self.distinct(self.sequence(value, at), at,

@@ -897,6 +897,24 @@ def test_unreachable_setups(controllers: list[str], teams: Any, culprit: int,
     assert fragment in error.message
 
 
+@pytest.mark.parametrize(("holder", "refused"), [("P3", True), ("P1", False), ("P2", False),
+                                                 (None, False)])
+def test_a_unit_at_a_battlefield_its_teammate_controls_is_unreachable(
+        holder: str | None, refused: bool) -> None:
+    """A teammate's battlefield is never a destination (rules.md 8), so no game puts P1's unit
+    at a battlefield P3 controls (D36); P1's own, an opponent's and an uncontrolled one are
+    fine."""
+    data = four_players()
+    data["teams"] = [["P1", "P3"], ["P2", "P4"]]
+    data["battlefields"] = [{"id": "A", "controller": holder}, {"id": "B"}]
+    data["units"] = [{"id": "U1", "controller": "P1", "might": 1, "at": "A"}]
+    if not refused:
+        assert load_scenario(data).units[0].at == "A"
+        return
+    error = rejected(data)
+    assert error.field == "units[0].at" and "teammate 'P3' controls" in error.message
+
+
 def test_units_of_one_player_and_at_different_battlefields_are_fine() -> None:
     data = four_players()
     data["units"] = [
