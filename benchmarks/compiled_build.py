@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what a wheel is built from
@@ -56,6 +57,12 @@ def _run(command: list[str]) -> None:
                           capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"{' '.join(command[2:5])} failed:\n{done.stdout}{done.stderr}")
+
+
+def without_timings(report: dict[str, Any]) -> dict[str, Any]:
+    """A ``check --json`` report without what differs from run to run (its times)."""
+    return {key: value for key, value in report.items()
+            if key not in ("seconds", "states_per_second")}
 
 
 def riftchart(site: Path | None, *args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -187,18 +187,21 @@ def _hold_closed_descriptors() -> None:
     child process would take that file for its output. The null device holds it instead;
     riftchart's own output to such a stream still counts as not written."""
     for fd, stream in ((0, sys.stdin), (1, sys.stdout), (2, sys.stderr)):
-        if stream is not None:
+        if stream is not None or _is_open(fd):
             continue
         with contextlib.suppress(OSError):
-            try:
-                os.fstat(fd)
-                continue  # already taken
-            except OSError:
-                pass
             devnull = os.open(os.devnull, os.O_RDWR)
             if devnull != fd:
                 os.dup2(devnull, fd)
                 os.close(devnull)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

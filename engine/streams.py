@@ -109,12 +109,11 @@ def _release(stream: TextIO) -> None:
             os.close(devnull)
 
 
-def reader_gone() -> TextIO:
-    """Where the output goes once its reader has gone: nowhere, and the process's stdout too,
-    so that Python's flush at exit does not complain again."""
+def reader_gone() -> None:
+    """The reader of stdout has gone: its descriptor points at the null device from now on, so
+    that Python's flush at exit does not complain again."""
     if sys.stdout is not None:
         _release(sys.stdout)
-    return open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the run
 
 
 def writing(write: Callable[[], T], err: TextIO, *, command: str, where: str,
