@@ -53,11 +53,8 @@ class Battlefield(RiftChart):
                 _sole_player_establishes_control(uncontrolled, controlled)
                 | cite(
                     "S 184.4",
-                    uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
-                )
-                | cite(
-                    "S 184.4",
-                    controlled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
+                    uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims")
+                    | controlled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
                 )
             )
             # combat resolution task 3: the player with units there establishes control (keeping
