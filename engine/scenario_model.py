@@ -1,0 +1,204 @@
+"""The scenario format's vocabulary and limits, and a validated scenario as frozen dataclasses
+(``docs/scenario-format.md``, version 1; reading and checking a file: :mod:`engine.scenario`)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.state import PROFILES
+
+MAX_FILE_BYTES = 1024 * 1024
+MAX_DEPTH = 50
+MAX_NODES = 1_000_000
+MAX_STEPS = 10_000
+MAX_INT = 1_000_000
+
+RESERVED_IDS = ("base", "hand", "trash")
+KEYWORDS = ("tank", "backline", "ganking")
+EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")
+SELECTORS = ("self", "enemies_here")
+CARD_TYPES = ("spell", "unit")
+TIMINGS = ("none", "action", "reaction")
+TARGETED_EFFECTS = ("stun", "kill", "recall", "return_to_hand", "take_control")
+AMOUNT_EFFECTS = ("damage", "gain_points", "draw")
+EFFECTS = ("move", *TARGETED_EFFECTS, "damage", "play_unit", "gain_points", "draw", "sequence")
+STEP_KINDS = (
+    "move", "play", "pass", "add", "choose", "assign", "end_turn", "expect", "expect_error",
+)
+PLAYER_STEPS = ("pass", "add", "end_turn")
+GAME_STATES = ("neutral-open", "neutral-closed", "showdown-open", "showdown-closed")
+SHOWDOWN_KINDS = ("non-combat", "combat")
+STAGED_KINDS = ("showdown", "combat")
+DESIGNATIONS = ("attacker", "defender")
+CHOICE_KINDS = ("battlefield", "damage")
+EXPECT_KEYS = (
+    "state", "showdown", "focus", "priority", "chain", "control", "contested", "staged",
+    "score", "scored_this_turn", "units", "hand", "pending_choice", "winner", "turn",
+)
+UNIT_STATE_KEYS = ("at", "controller", "exhausted", "stunned", "damage", "designation", "might")
+
+DEFAULT_VICTORY_SCORE = 8
+DEFAULT_TEAM_VICTORY_SCORE = 11
+DEFAULT_DECK = 20
+
+DICT_LABEL = "<scenario>"
+
+
+# --------------------------------------------------------------------------------------------
+# The data model
+
+
+@dataclass(frozen=True)
+class TriggerSpec:
+    """A triggered ability: ``effect`` is the validated effect as a plain dict tree."""
+
+    when: str
+    effect: Mapping[str, Any]
+    targets: str | tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A unit on the board in the setup."""
+
+    id: str
+    name: str | None
+    controller: str
+    might: int
+    at: str
+    exhausted: bool
+    stunned: bool
+    damage: int
+    keywords: tuple[str, ...]
+    triggers: tuple[TriggerSpec, ...]
+
+
+@dataclass(frozen=True)
+class UnitTemplate:
+    """What a unit card puts on the board."""
+
+    might: int
+    keywords: tuple[str, ...]
+    triggers: tuple[TriggerSpec, ...]
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """A card in hand: a spell (with ``effect``) or a unit card (with ``unit``)."""
+
+    id: str
+    name: str | None
+    type: str
+    timing: str
+    effect: Mapping[str, Any] | None
+    unit: UnitTemplate | None
+
+
+@dataclass(frozen=True)
+class BattlefieldSpec:
+    """A battlefield in the setup."""
+
+    id: str
+    name: str | None
+    controller: str | None
+    scored_this_turn: tuple[str, ...]
+    abilities: tuple[TriggerSpec, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the scenario; ``index`` is its 1-based position in ``steps``.
+
+    ``args`` by kind: move -> ``{"player", "units": tuple, "to"}``; play -> ``{"player", "card",
+    "targets": tuple, "to": str | None}``; pass/add/end_turn -> the player id; choose ->
+    ``{"player", "battlefield"}``; assign -> ``{"player", "damage": {unit: int}}``; expect -> the
+    expected state as plain dicts and lists; expect_error -> the nested :class:`Step` (same index).
+    """
+
+    kind: str
+    args: Any
+    line: int | None
+    index: int
+
+    def as_mapping(self) -> dict[str, Any]:
+        """The step as a plain ``{kind: payload}`` dict in the file's shape (JSON-friendly)."""
+        args = self.args
+        payload: Any
+        if self.kind in PLAYER_STEPS:
+            payload = args
+        elif self.kind == "move":
+            payload = {"player": args["player"], "units": list(args["units"]), "to": args["to"]}
+        elif self.kind == "play":
+            payload = {"player": args["player"], "card": args["card"]}
+            if args["targets"]:
+                payload["targets"] = list(args["targets"])
+            if args["to"] is not None:
+                payload["to"] = args["to"]
+        elif self.kind == "choose":
+            payload = {"player": args["player"], "battlefield": args["battlefield"]}
+        elif self.kind == "assign":
+            payload = {"player": args["player"], "damage": dict(args["damage"])}
+        elif self.kind == "expect_error":
+            payload = args.as_mapping()
+        else:
+            payload = copy.deepcopy(args)
+        return {self.kind: payload}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario with every default filled in.
+
+    ``scores``, ``deck`` and ``hands`` list every player, in turn order.
+    """
+
+    path: str
+    name: str
+    rules: str
+    players: tuple[str, ...]
+    teams: tuple[tuple[str, ...], ...] | None
+    turn_player: str
+    victory_score: int
+    manual_damage: bool
+    scores: dict[str, int]
+    deck: dict[str, int]
+    battlefields: tuple[BattlefieldSpec, ...]
+    units: tuple[UnitSpec, ...]
+    hands: dict[str, tuple[CardSpec, ...]]
+    steps: tuple[Step, ...]
+
+    def with_rules(self, profile: str) -> Scenario:
+        """A copy of this scenario under another rules profile (``seed`` or ``cr-1.4``)."""
+        if profile not in PROFILES:
+            raise ValueError(f"unknown rules profile {profile!r}; expected one of {PROFILES}")
+        return dataclasses.replace(self, rules=profile)
+
+
+# --------------------------------------------------------------------------------------------
+# How errors show values and field paths
+
+#: Longer names and keys are cut short in messages and fields: a message stays readable.
+SHOWN_CHARS = 40
+
+
+def cut_short(text: str) -> str:
+    """A long name or key cut short, as a message shows it."""
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def quoted(value: Any) -> str:
+    """``value`` as a message quotes it: ``repr``, a long string cut short (``'abc...'``)."""
+    if isinstance(value, str):
+        return repr(cut_short(value))
+    return cut_short(repr(value))
+
+
+def join_path(path: str, key: Any) -> str:
+    """The dotted path of ``key`` under ``path``: ``units[2]`` and ``might`` give
+    ``units[2].might``."""
+    name = cut_short(key if isinstance(key, str) else repr(key))
+    return f"{path}.{name}" if path else name
