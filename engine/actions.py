@@ -400,8 +400,9 @@ def _play(table: Table, p: Play) -> None:
 # --- every legal action ----------------------------------------------------------------------
 
 
-def candidates(s: GameState) -> list[Action]:
+def candidates(s: GameState, max_targets: int = 1) -> list[Action]:
     """Every action worth trying now; :func:`legal` keeps those that pass :func:`check`.
+    Plays are listed with every set of at most ``max_targets`` targets.
 
     Actions that the first test of their check refuses for the same reason as a whole group
     (every Move when the turn player may not move, every play of a card whose timing forbids
@@ -415,7 +416,7 @@ def candidates(s: GameState) -> list[Action]:
         return _choice_answers(s, s.pending)
     found: list[Action] = []
     for player in s.players:
-        found += _player_actions(s, player)
+        found += _player_actions(s, player, max_targets)
     if _neutral_open_main(s):
         found.append(EndTurn(s.turn_player))
     if _may_move(s, s.turn_player):
@@ -430,7 +431,7 @@ def _choice_answers(s: GameState, pending: dict[str, Any]) -> list[Action]:
     return [Assign(pending["player"], tuple(plan.items())) for plan in assignment_options(s)]
 
 
-def _player_actions(s: GameState, player: str) -> list[Action]:
+def _player_actions(s: GameState, player: str, max_targets: int) -> list[Action]:
     """One player's passes, Add abilities and plays worth trying now."""
     found: list[Action] = []
     if not _pass_problem(s, player):
@@ -439,13 +440,16 @@ def _player_actions(s: GameState, player: str) -> list[Action]:
         found.append(Add(player))
     for card in s.hands[player]:
         if card is not None and not _timing_problem(s, player, card.timing):
-            found += _plays(s, player, card)
+            found += _plays(s, player, card, max_targets)
     return found
 
 
-def legal(s: GameState) -> list[Action]:
+def legal(s: GameState, max_targets: int = 1) -> list[Action]:
+    """Every legal action now, each once in one spelling (a unit card played to its base has
+    ``to=None``; a Standard Move names its units in board order), plays with every set of at
+    most ``max_targets`` targets: a card's effect may take any number (D37)."""
     ok = []
-    for action in candidates(s):
+    for action in candidates(s, max_targets):
         try:
             check(s, action)
         except IllegalAction:
@@ -454,18 +458,24 @@ def legal(s: GameState) -> list[Action]:
     return ok
 
 
-def _plays(s: GameState, player: str, card: Card) -> list[Action]:
+def _plays(s: GameState, player: str, card: Card, max_targets: int) -> list[Action]:
     if card.type == "unit":
         # None is its base (the default): to="base" would be the same play listed twice
         return [Play(player, card.id, (), to) for to in [None, *s.fields]]
     wants_targets, wants_to = needs(card.effect)
     on_board = [u.id for u in s.units_in_board_order() if u.on_board]
-    target_sets = [(uid,) for uid in on_board] if wants_targets else [()]
+    target_sets = _target_sets(on_board, max_targets) if wants_targets else [()]
     places: list[str | None] = ["base", *s.fields]
     if wants_to is MAY:
         places.insert(0, None)  # no destination, or any
     destinations = [None] if wants_to is NO else places
     return [Play(player, card.id, t, to) for t in target_sets for to in destinations]
+
+
+def _target_sets(on_board: list[str], most: int) -> list[tuple[str, ...]]:
+    """Every set of 1 to ``most`` units on the board, smaller sets first, in board order."""
+    return [group for size in range(1, min(most, len(on_board)) + 1)
+            for group in combinations(on_board, size)]
 
 
 def _moves(s: GameState) -> list[Action]:

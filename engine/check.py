@@ -1,12 +1,14 @@
 """``riftchart check FILE``: the model checker as a command (see :mod:`engine.explore`).
 
 Exit codes: 0 explored and nothing violated; 1 an invariant was violated (a counterexample
-scenario was written for each); 2 bad input, in one line naming the file and the field.
+scenario was written for each); 2 bad input, in one line naming the file and the field; 3 the
+search could not finish (a worker process ended in the middle of it); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -26,10 +28,15 @@ from .explore import (
     prepare,
 )
 from .invariants import by_names
+from .workers import WorkerLost
+
+SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a search
+MAX_WORKERS = 64  # more processes than this on one machine is a typing error, not a plan
 
 
 def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input."""
+    """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input, 3 a
+    worker process lost."""
     if args.list:
         _print_invariants(out)
         return 0
@@ -40,20 +47,24 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         chosen = by_names(args.invariant)
     except KeyError as unknown:
-        err.write(f"riftchart check: unknown invariant {unknown.args[0]} (see --list)\n")
+        err.write(f"riftchart check: unknown invariant {unknown.args[0]!r} (see --list)\n")
         return 2
     try:
         prepared = prepare(args.file, args.rules)
     except ScenarioError as error:
         err.write(f"{error}\n")
         return 2
-    problem = _nothing_to_check(chosen, prepared.start.profile) or _unwritable(args)
+    problem = _not_for_profile(args.invariant, chosen, prepared.start.profile) or _unwritable(args)
     if problem:
         err.write(f"riftchart check: {problem}\n")
         return 2
     settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
-                        graph=bool(args.graph))
-    report, plain = _run(prepared, settings, err)
+                        graph=bool(args.graph), max_targets=args.max_targets)
+    try:
+        report, plain = _run(prepared, settings, err)
+    except WorkerLost as lost:
+        err.write(f"riftchart check: {lost}\n")
+        return SEARCH_FAILED
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out),
                                            args.rules)
@@ -72,37 +83,57 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _bad_arguments(args: argparse.Namespace) -> str | None:
     if not args.file:
         return "a scenario FILE is needed (or --list)"
-    if args.max_turns < 0:
-        return "--max-turns must be 0 or more"
+    if args.max_turns < 1:
+        return "--max-turns must be 1 or more (the turn changes a path may make)"
     if args.max_states < 1:
         return "--max-states must be 1 or more"
-    if args.workers < 1:
-        return "--workers must be 1 or more"
-    if args.graph and not args.graph.lower().endswith((".graphml", ".dot", ".gv")):
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return f"--workers must be from 1 to {MAX_WORKERS}"
+    if args.max_targets < 1:
+        return "--max-targets must be 1 or more"
+    if not args.out:
+        return "--out needs a folder name"
+    if args.graph is not None and not args.graph.lower().endswith((".graphml", ".dot", ".gv")):
         return "--graph FILE must end in .graphml, .dot or .gv"
     return None
 
 
-def _nothing_to_check(chosen: list, profile: str) -> str | None:
-    if any(inv.applies_to(profile) for inv in chosen):
+def _not_for_profile(named: list[str] | None, chosen: list, profile: str) -> str | None:
+    """Invariants named with --invariant must all be the profile's (by default, those that are
+    not are listed in the report as not for it)."""
+    missing = [inv.name for inv in chosen if not inv.applies_to(profile)]
+    if not missing or (named is None and len(missing) < len(chosen)):
         return None
-    names = ", ".join(inv.name for inv in chosen)
-    return f"{names}: not an invariant of profile {profile}: nothing to check (see --list)"
+    return f"{', '.join(missing)}: not an invariant of profile {profile} (see --list)"
 
 
 def _unwritable(args: argparse.Namespace) -> str | None:
-    """Where the results would go cannot take them: said before a long search, not after."""
-    try:
-        Path(args.out).mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return f"cannot write to --out {args.out}: {error.strerror}"
-    if not os.access(args.out, os.W_OK):
-        return f"cannot write to --out {args.out}"
-    if args.graph:
-        folder = Path(args.graph).parent
+    """Where the results would go cannot take them: said before a long search, not after. The
+    --out folder is made only when a counterexample is written."""
+    out = Path(args.out)
+    if out.exists() and not (out.is_dir() and os.access(out, os.W_OK)):
+        return f"cannot write to --out {args.out}: not a writable folder"
+    if not out.exists() and not _can_make(out):
+        return f"cannot write to --out {args.out}: cannot make that folder"
+    if args.graph is not None:
+        graph = Path(args.graph)
+        if graph.is_dir():
+            return f"cannot write --graph {args.graph}: it is a folder"
+        if graph.exists() and not os.access(graph, os.W_OK):
+            return f"cannot write --graph {args.graph}: not writable"
+        folder = graph.parent
         if not folder.is_dir() or not os.access(folder, os.W_OK):
             return f"cannot write --graph {args.graph}: no writable folder {folder}"
     return None
+
+
+def _can_make(folder: Path) -> bool:
+    """Whether ``folder``, which does not exist, could be made: its nearest existing ancestor
+    is a folder this process may write in."""
+    for ancestor in folder.absolute().parents:
+        if ancestor.exists():
+            return ancestor.is_dir() and os.access(ancestor, os.W_OK)
+    return False
 
 
 def _run(prepared: Prepared, settings: Settings, err: TextIO) -> tuple[Report, Report | None]:
@@ -112,8 +143,7 @@ def _run(prepared: Prepared, settings: Settings, err: TextIO) -> tuple[Report, R
         report = explore(prepared.start, settings, progress)
     plain = None
     if settings.symmetry:
-        plain_settings = Settings(settings.invariants, settings.max_turns, settings.max_states,
-                                  False, settings.workers)
+        plain_settings = dataclasses.replace(settings, symmetry=False, graph=False)
         with _ProgressBar(err, settings.max_states, "without symmetry") as progress:
             plain = explore(prepared.start, plain_settings, progress)
     return report, plain
@@ -176,6 +206,7 @@ def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, r
         "invariants": checked,
         "not_applicable": skipped,
         "max_turns": settings.max_turns,
+        "max_targets": settings.max_targets,
         "max_states": settings.max_states,
         "complete": report.complete,
         "states": report.states,
@@ -196,6 +227,8 @@ def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, r
         summary["symmetry"] = {
             "states_without": plain.states,
             "states_with": report.states,
+            # the report's seconds are the symmetric search's; the plain one runs after it
+            "seconds_without": round(plain.seconds, 3),
             "reduction": round(plain.states / report.states, 3) if report.states else None,
             "same_verdict": sorted(plain.violations) == sorted(report.violations),
             # a reduction is measured only where both searches went to their end
@@ -221,7 +254,9 @@ def _violation_summary(v: Violation, path: Path | None) -> dict[str, Any]:
 def _print_summary(summary: dict, out: TextIO) -> None:
     done = "complete" if summary["complete"] else f"stopped at --max-states {summary['max_states']}"
     out.write(f"== check {summary['file']} [rules: {summary['rules']}]\n")
-    out.write(f"explored: {done}, within {summary['max_turns']} turn change(s)\n")
+    targets = summary["max_targets"]
+    out.write(f"explored: {done}, within {summary['max_turns']} turn change(s), plays of at most "
+              f"{targets} target{'s' if targets > 1 else ''}\n")
     for label, key in (("states", "states"), ("transitions", "transitions"),
                        ("max depth", "max_depth"), ("terminal states", "terminal_states"),
                        ("deadlocks", "deadlocks"), ("past --max-turns", "frontier_states"),
@@ -230,8 +265,10 @@ def _print_summary(summary: dict, out: TextIO) -> None:
         out.write(f"  {label:<18} {summary[key]}\n")
     sym = summary["symmetry"]
     if sym:
-        out.write(f"  symmetry: {sym['states_without']} states without, {sym['states_with']} "
-                  f"with ({sym['reduction']}x), same verdict: {sym['same_verdict']}\n")
+        out.write(f"  symmetry: {sym['states_without']} states without "
+                  f"({sym['seconds_without']} s), {sym['states_with']} with "
+                  f"({summary['seconds']} s), reduction {sym['reduction']}x, same verdict: "
+                  f"{sym['same_verdict']}\n")
         if not sym["both_complete"]:
             out.write("  (a search stopped at --max-states: the counts do not measure the "
                       "reduction)\n")

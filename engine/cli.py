@@ -17,6 +17,8 @@ from .state import PROFILES
 
 T = TypeVar("T")
 
+INTERRUPTED = 130  # the exit code after Ctrl-C, as shells report a process SIGINT stopped
+
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return runner.run_files(
@@ -128,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-states", type=int, default=200_000)
     check.add_argument("--symmetry", action="store_true")
     check.add_argument("--workers", type=int, default=1)
+    check.add_argument("--max-targets", type=int, default=1, metavar="N",
+                       help="try plays with every set of at most N targets (default 1)")
     check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
     check.add_argument("--json", action="store_true", help="machine-readable report")
     check.add_argument(
@@ -174,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # not expected: Output catches it
         streams.reader_gone()
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: what was written stays; worker processes are stopped
+        err.write(f"riftchart {args.command}: interrupted\n")
+        err.flush()
+        return INTERRUPTED
     out.flush()  # what is still buffered fails here, not at exit
     err.flush()
     if streams.output_lost(out, err, args.command):

@@ -27,14 +27,19 @@ def _assign_class(unit: Unit) -> int:
 
 
 def _fill(total: int, order: list[Unit]) -> dict[str, int]:
-    """Lethal to each unit in order before the next gets any; the last takes what is left."""
+    return fill_in_order(total, [(unit.id, unit.lethal()) for unit in order])
+
+
+def fill_in_order(total: int, order: list[tuple[str, int]]) -> dict[str, int]:
+    """Lethal damage to each unit of ``order`` (unit id, lethal damage) before the next gets
+    any; the last takes what is left."""
     plan: dict[str, int] = {}
     remaining = total
-    for i, unit in enumerate(order):
+    for i, (uid, lethal) in enumerate(order):
         if remaining <= 0:
             break
-        give = remaining if i == len(order) - 1 else min(unit.lethal(), remaining)
-        plan[unit.id] = give
+        give = remaining if i == len(order) - 1 else min(lethal, remaining)
+        plan[uid] = give
         remaining -= give
     return plan
 

@@ -28,6 +28,7 @@ class Settings:
     symmetry: bool = False
     workers: int = 1
     graph: bool = False
+    max_targets: int = 1  # plays are tried with every set of at most this many targets
 
 
 def successor(state: GameState, action: Action, runtime: Runtime | None = None,
@@ -78,6 +79,7 @@ class Expansion:
         self.transition_checks = [inv for inv in applying if inv.kind == "transition"]
         self.canonical = symmetry.key if symmetry else state_key
         self.graph = settings.graph
+        self.max_targets = settings.max_targets
 
     def key(self, state: GameState) -> bytes:
         """The visited-set key: the state key as bytes (see :func:`stored_key`)."""
@@ -86,7 +88,7 @@ class Expansion:
     def process(self, node: int, state: GameState, expand: bool, keep: Keep) -> Expanded:
         """Check one state and, if ``expand``, compute its successors; each child is what
         ``keep(key, child state)`` makes of it (see :class:`Step`)."""
-        legal = actions.legal(state)
+        legal = actions.legal(state, self.max_targets)
         failures = [
             (inv.name, inv.witness(state, None))
             for inv in self.state_checks

@@ -53,9 +53,11 @@ class Game:
 
     # --- playing ---------------------------------------------------------------------------
 
-    def legal_actions(self) -> list[Action]:
-        """Every legal action of every player who may act now."""
-        return actions.legal(self._table.state)
+    def legal_actions(self, max_targets: int = 1) -> list[Action]:
+        """Every legal action of every player who may act now, each once (see
+        :func:`engine.actions.legal`), plays with every set of at most ``max_targets``
+        targets. Whether one given action is legal: :meth:`check`."""
+        return actions.legal(self._table.state, max_targets)
 
     def check(self, action: Action) -> None:
         """Raise IllegalAction if ``action`` is not legal now (TypeError if it is no action)."""
@@ -107,6 +109,8 @@ class Game:
 
     def observe(self, observer: Observer) -> None:
         """Call ``observer`` with every transition taken from now on."""
+        if not callable(observer):  # refused now, not at the next action (which it would spoil)
+            raise TypeError(f"observe() takes a callable, not {type(observer).__name__}")
         self._table.observers.append(observer)
 
     @property

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Any
 
+from . import combat
 from .actions import Action, Add
 from .state import PROFILES, GameState, battlefield_key
 from .view import view
@@ -227,7 +229,7 @@ def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
 def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
     """The steps the rules give someone in a state that looks like ``shown``: a pass and an Add
     for whoever holds Priority or Focus, ending the turn in Neutral Open in the Main phase,
-    answering a pending choice of battlefield. Where the rules deadlock, each is refused; where
+    answering a pending choice (of battlefield, or of damage). Where the rules deadlock, each is refused; where
     they keep the promise, one of them is taken, so a counterexample's ``expect_error`` on it
     fails."""
     steps: list[dict[str, Any]] = []
@@ -239,12 +241,39 @@ def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
     if choice and choice["kind"] == "battlefield":
         steps += [{"choose": {"player": choice["player"], "battlefield": bf}}
                   for bf in choice["options"]]
+    if choice and choice["kind"] == "damage":
+        steps += [{"assign": {"player": choice["player"], "damage": plan}}
+                  for plan in _damage_plans(choice, shown["units"])]
     return steps
 
 
+def _damage_plans(choice: dict[str, Any], units: dict[str, Any]) -> list[dict[str, int]]:
+    """Lethal damage in full to the options in every order: the legal assignments are among
+    them (the view does not show Tank and Backline, which only rule orders out)."""
+    lethal = {uid: max(1, units[uid]["might"] - units[uid]["damage"]) for uid in choice["options"]}
+    plans: list[dict[str, int]] = []
+    for order in permutations(choice["options"]):
+        plan = combat.fill_in_order(choice["total"], [(uid, lethal[uid]) for uid in order])
+        if plan not in plans:
+            plans.append(plan)
+    return plans
+
+
+def _stuck_witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
+    """What shows nobody can act, and, at a damage choice, the Might and damage of its
+    options (from which the assignments to try are worked out)."""
+    shown = _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner",
+                       "turn")(child, parent)
+    choice = shown["pending_choice"]
+    if choice and choice["kind"] == "damage":
+        units = view(child)["units"]
+        shown["units"] = {uid: {"might": units[uid]["might"], "damage": units[uid]["damage"]}
+                          for uid in choice["options"]}
+    return shown
+
+
 @_register(
-    "no_deadlock", "rules 11.9", "state",
-    _view_keys("state", "focus", "priority", "chain", "pending_choice", "winner", "turn"),
+    "no_deadlock", "rules 11.9", "state", _stuck_witness,
     refusals=_what_a_player_could_do,
     doc="""Someone can always act unless the game is over (rules 11.9: whatever stops the game
     waits for a player): legal() is empty only when there is a winner.""",

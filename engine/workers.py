@@ -81,6 +81,8 @@ def _worker_main(conn: Connection, index: int, context: Expansion) -> None:
                                                                  expand, keep))
             elif request == "steal":  # too late: this worker's share is done
                 conn.send(_Given([]))
+    except (EOFError, OSError):
+        return  # the parent is gone: nobody is left to tell
     except Exception as error:  # the parent raises it, as it would have in one process
         conn.send(_WorkerError(error))
 
@@ -185,12 +187,12 @@ class Workers:
     def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
         """The results for a level's states, in the level's order."""
         for conn, kept in zip(self.conns, self.kept, strict=True):
-            conn.send(("keep", kept))
+            _send(conn, ("keep", kept))
         self.kept = [[] for _ in self.conns]
         shares = self._shares(level)
         self._balance(shares)
         for worker, nodes in enumerate(shares):
-            self.conns[worker].send(("expand", nodes, expand))
+            _send(self.conns[worker], ("expand", nodes, expand))
         yield from self._in_order([node for node, _ in level], shares, expand)
 
     def _shares(self, level: list[tuple[int, Any]]) -> list[list[int]]:
@@ -203,7 +205,7 @@ class Workers:
             dealt[i * len(self.conns) // len(held)].append((node, _pickled(state)))
         for worker, states in enumerate(dealt):
             if states:
-                self.conns[worker].send(("adopt", states))
+                _send(self.conns[worker], ("adopt", states))
                 shares[worker].extend(node for node, _ in states)
         for node, where in level:
             if not isinstance(where, GameState):
@@ -226,14 +228,14 @@ class Workers:
             if excess > slack:
                 step = len(nodes) / excess
                 chosen = {nodes[int(i * step)] for i in range(excess)}
-                self.conns[worker].send(("give", sorted(chosen)))
+                _send(self.conns[worker], ("give", sorted(chosen)))
                 moving += self._receive(self.conns[worker])
                 shares[worker] = [n for n in nodes if n not in chosen]
         for worker, nodes in enumerate(shares):
             room = fair - len(nodes)
             if room > 0 and moving:
                 taken, moving = moving[:room], moving[room:]
-                self.conns[worker].send(("adopt", taken))
+                _send(self.conns[worker], ("adopt", taken))
                 nodes.extend(node for node, _ in taken)
                 nodes.sort()
         assert not moving, "every state moved has found a worker"
@@ -273,23 +275,39 @@ class Workers:
                     moved = len(message.states)
                     owed[worker] -= moved
                     owed[thief] += moved
-                    self.conns[thief].send(("adopt", message.states))
-                    self.conns[thief].send(("expand", [n for n, _ in message.states], expand))
+                    _send(self.conns[thief], ("adopt", message.states))
+                    _send(self.conns[thief], ("expand", [n for n, _ in message.states], expand))
             else:
                 owed[worker] -= len(message)
                 ready.update((result.node, result) for result in message)
         idle = [worker for worker, left in enumerate(owed) if not left]
         victim = max(range(len(owed)), key=owed.__getitem__)
         if idle and not self.stealing and owed[victim] > _STEAL_ABOVE:
-            self.conns[victim].send(("steal",))
+            _send(self.conns[victim], ("steal",))
             self.stealing = (victim, idle[0])
 
     @staticmethod
     def _receive(conn: Connection) -> Any:
         try:
             message = conn.recv()
-        except EOFError:
-            raise RuntimeError("a worker process ended unexpectedly") from None
+        except (EOFError, OSError):  # it closed its end, or was killed (connection reset)
+            raise WorkerLost() from None
         if isinstance(message, _WorkerError):
             raise message.error
         return message
+
+
+def _send(conn: Connection, message: Any) -> None:
+    """Send a request to a worker: one that is gone is a :class:`WorkerLost`."""
+    try:
+        conn.send(message)
+    except OSError:  # a broken pipe, or the connection reset
+        raise WorkerLost() from None
+
+
+class WorkerLost(RuntimeError):
+    """A worker process ended in the middle of a search (killed, or out of memory): the
+    search cannot finish. Its other workers are stopped with it."""
+
+    def __init__(self) -> None:
+        super().__init__("a worker process ended unexpectedly; the search stopped")

@@ -233,7 +233,7 @@ def test_an_invariant_the_profile_does_not_have_checks_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = cli.main(["check", str(_write(tmp_path, SMALL)), "--rules", "cr-1.4",
                      "--invariant", "control_frozen_while_contested", "--out", str(tmp_path)])
-    assert code == 2 and "nothing to check" in capsys.readouterr().err
+    assert code == 2 and "not an invariant of profile cr-1.4" in capsys.readouterr().err
 
 
 def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixture,

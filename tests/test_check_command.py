@@ -1,0 +1,210 @@
+"""`riftchart check` as a user meets it: plays at several targets, what it refuses before the
+search, where its files go, and how it stops (Ctrl-C, a worker process lost)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from engine import Game, actions, cli, counterexample, explore, invariants, runner
+from engine.actions import Play
+from engine.errors import IllegalAction
+from engine.explore import Settings, prepare
+from engine.invariants import Invariant
+
+ROOT = Path(__file__).resolve().parent.parent
+ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
+
+# P1's one card kills whatever it targets: only a play at both of P2's units empties P2's side
+GROUP_KILL = {
+    "name": "a card played at two targets",
+    "players": ["P1", "P2"],
+    "battlefields": [{"id": "A"}],
+    "units": [
+        {"id": "U1", "controller": "P1", "might": 1, "at": "base"},
+        {"id": "E1", "controller": "P2", "might": 1, "at": "base"},
+        {"id": "E2", "controller": "P2", "might": 1, "at": "base"},
+    ],
+    "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action", "effect": {"kill": {}}}]},
+}
+
+
+def _write(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _p2_keeps_a_unit(s: Any, legal: Any) -> bool:
+    """P2 always has a unit on the board (test only: a card at two targets breaks it)."""
+    return any(u.on_board and u.controller == "P2" for u in s.units.values())
+
+
+P2_KEEPS_A_UNIT = Invariant("p2_keeps_a_unit", "CR 323", "state", _p2_keeps_a_unit,
+                            invariants._view_keys("units"), doc="P2 keeps a unit (CR 323).")
+
+
+# --- plays at several targets (D37) ------------------------------------------------------------
+
+
+def test_the_search_tries_plays_at_every_set_of_targets_up_to_the_bound(tmp_path: Path) -> None:
+    start = prepare(str(_write(tmp_path, GROUP_KILL))).start
+    one = explore.explore(start, Settings([P2_KEEPS_A_UNIT], graph=True))
+    assert one.complete and not one.violations
+    assert all(len(a.targets) <= 1 for _, _, a in one.edges if isinstance(a, Play))
+
+    two = explore.explore(start, Settings([P2_KEEPS_A_UNIT], graph=True, max_targets=2))
+    violation = two.violations["p2_keeps_a_unit"]
+    assert violation.path[0] == Play("P1", "S1", ("E1", "E2"), None)  # then both pass
+    assert len(violation.path) == 3
+    assert two.states > one.states
+    assert {a.targets for _, _, a in two.edges if isinstance(a, Play)} == {
+        (u,) for u in ("U1", "E1", "E2")} | set(combinations(("U1", "E1", "E2"), 2))
+
+
+def test_legal_actions_list_every_play_that_check_accepts_up_to_the_bound() -> None:
+    game = Game.from_scenario(GROUP_KILL)
+    for bound in (1, 2, 3):
+        listed = {a for a in game.legal_actions(max_targets=bound) if isinstance(a, Play)}
+        accepted = set()
+        for size in range(1, bound + 1):
+            for targets in combinations(("U1", "E1", "E2"), size):
+                try:
+                    game.check(Play("P1", "S1", targets))
+                except IllegalAction:
+                    continue
+                accepted.add(Play("P1", "S1", targets))
+        assert listed == accepted and len(listed) == sum(
+            len(list(combinations(range(3), n))) for n in range(1, bound + 1))
+    assert game.legal_actions() == actions.legal(game.state, 1)
+
+
+def test_the_report_names_the_bound_on_targets(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    model = str(_write(tmp_path, GROUP_KILL))
+    assert cli.main(["check", model, "--max-targets", "2", "--out", str(tmp_path)]) == 0
+    assert "plays of at most 2 targets" in capsys.readouterr().out
+    assert cli.main(["check", model, "--json", "--out", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["max_targets"] == 1
+
+
+# --- refused before the search -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--max-targets", "0"], "--max-targets must be 1 or more"),
+    (["--max-turns", "0"], "--max-turns must be 1 or more"),
+    (["--workers", "65"], "--workers must be from 1 to 64"),
+    (["--out", ""], "--out needs a folder name"),
+    (["--graph", ""], "--graph FILE must end in"),
+    (["--invariant", ""], "unknown invariant ''"),
+    (["--rules", "cr-1.4", "--invariant", "no_deadlock",
+      "--invariant", "control_frozen_while_contested"],
+     "control_frozen_while_contested: not an invariant of profile cr-1.4"),
+])
+def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                             extra: list[str], message: str) -> None:
+    assert cli.main(["check", str(_write(tmp_path, GROUP_KILL)), *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
+
+
+def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    folder = tmp_path / "states.dot"
+    folder.mkdir()
+    out = tmp_path / "cex"
+    code = cli.main(["check", str(_write(tmp_path, GROUP_KILL)), "--max-targets", "2",
+                     "--graph", str(folder), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and "cannot write --graph" in captured.err and "it is a folder" in captured.err
+    assert captured.out == "" and not out.exists()  # nothing was searched, nothing written
+
+
+# --- where the files go ---------------------------------------------------------------------
+
+
+def test_the_out_folder_is_made_only_for_a_counterexample(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    model = str(_write(tmp_path, GROUP_KILL))
+    out = tmp_path / "deep" / "cex"
+    assert cli.main(["check", model, "--out", str(out)]) == 0
+    assert not out.exists()
+    # a rule broken so that P1 can never act: a deadlock, written where --out says
+    monkeypatch.setattr(actions, "legal", lambda s, max_targets=1: [])
+    assert cli.main(["check", model, "--out", str(out), "--invariant", "no_deadlock"]) == 1
+    assert (out / "model.no_deadlock.yaml").exists()
+    capsys.readouterr()
+
+
+def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _write(tmp_path, {
+        "name": "manual damage", "players": ["P1", "P2"], "manual_damage": True,
+        "battlefields": [{"id": "A", "controller": "P2"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 3, "at": "base"},
+                  {"id": "E1", "controller": "P2", "might": 1, "at": "A"},
+                  {"id": "E2", "controller": "P2", "might": 1, "at": "A"}],
+    })
+    prepared = prepare(str(model))
+    with monkeypatch.context() as broken:  # no assignment is ever legal: the game is stuck
+        broken.setattr(actions, "assignment_options", lambda s: [])
+        report = explore.explore(prepared.start, Settings([invariants.by_names(
+            ["no_deadlock"])[0]]))
+        violation = report.violations["no_deadlock"]
+        path = counterexample.write(model, prepared.prefix, violation, tmp_path / "out")
+        assert runner.run_file(path).code == runner.OK  # the broken rules reach it
+    steps = yaml.safe_load(path.read_text())["steps"]
+    assigns = [s["expect_error"]["assign"] for s in steps if "assign" in s.get("expect_error", {})]
+    assert {"player": "P1", "damage": {"E1": 1, "E2": 2}} in assigns
+    assert runner.run_file(path).code == runner.FAILED  # the rules let P1 assign
+
+
+# --- how it stops ---------------------------------------------------------------------------
+
+
+def _start_check(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "check", str(ONE_V_ONE), "--out", str(out), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(child) for child in text.split()]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, workers: str) -> None:
+    search = _start_check(tmp_path, "--workers", workers)
+    time.sleep(2)
+    search.send_signal(signal.SIGINT)
+    out, err = search.communicate(timeout=60)
+    assert search.returncode == 130
+    assert err == "riftchart check: interrupted\n" and out == ""
+
+
+def test_a_worker_killed_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    search = _start_check(tmp_path, "--workers", "2")  # its workers are found through /proc
+    deadline = time.monotonic() + 30
+    while not _children(search.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.kill(_children(search.pid)[0], signal.SIGKILL)
+    out, err = search.communicate(timeout=60)
+    assert search.returncode == 3
+    assert err == "riftchart check: a worker process ended unexpectedly; the search stopped\n"
