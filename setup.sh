@@ -27,7 +27,7 @@ fi
 # pip's own chatter goes to a log that is shown only if the install fails
 log=$(mktemp)
 if ! { .venv/bin/python -m pip install -q --upgrade pip \
-       && .venv/bin/python -m pip install -q -e ".[test]"; } >"$log" 2>&1; then
+       && .venv/bin/python -m pip install -q -e ".[test]" --config-settings editable_mode=compat; } >"$log" 2>&1; then
   cat "$log" >&2
   exit 1
 fi

@@ -13,19 +13,21 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, effects, flow
-from .action_types import (  # noqa: F401 - re-exported: ``actions.Move`` and the rest
-    ACTION_TYPES,
-    Action,
-    Add,
-    Assign,
-    Choose,
-    EndTurn,
-    Move,
-    Pass,
-    Play,
-    as_action,
-    from_step,
-    to_step,
+
+# re-exported, written "X as X" so that type checkers see them as this module's too
+from .action_types import (
+    ACTION_TYPES as ACTION_TYPES,
+    Action as Action,
+    Add as Add,
+    Assign as Assign,
+    Choose as Choose,
+    EndTurn as EndTurn,
+    Move as Move,
+    Pass as Pass,
+    Play as Play,
+    as_action as as_action,
+    from_step as from_step,
+    to_step as to_step,
 )
 from .errors import IllegalAction
 from .state import Card, ChainItem, GameState

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import actions, counterexample
-from . import explore as search
+from . import actions, counterexample, explore as search
 from .errors import ScenarioError
 from .explore import (
     Prepared,

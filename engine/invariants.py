@@ -229,9 +229,9 @@ def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
 def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
     """The steps the rules give someone in a state that looks like ``shown``: a pass and an Add
     for whoever holds Priority or Focus, ending the turn in Neutral Open in the Main phase,
-    answering a pending choice (of battlefield, or of damage). Where the rules deadlock, each is refused; where
-    they keep the promise, one of them is taken, so a counterexample's ``expect_error`` on it
-    fails."""
+    answering a pending choice (of battlefield, or of damage). Where the rules deadlock, each
+    is refused; where they keep the promise, one of them is taken, so a counterexample's
+    ``expect_error`` on it fails."""
     steps: list[dict[str, Any]] = []
     for holder in dict.fromkeys(p for p in (shown["priority"], shown["focus"]) if p):
         steps += [{"pass": holder}, {"add": holder}]

@@ -136,3 +136,26 @@ def test_documented_exports_are_written(tmp_path: Path):
         written = sorted(p.name for p in out.iterdir())
         charts = ("battlefield", "focus", "priority", "scheduler", "turn")
         assert written == sorted(f"{chart}{suffix}" for chart in charts)
+
+
+def test_a_program_using_the_api_type_checks_strictly(tmp_path: Path) -> None:
+    """The package is typed (py.typed): a user's program that drives a game and turns actions
+    into scenario steps passes ``mypy --strict``, run from outside the checkout so that engine
+    is found as the installed package is."""
+    program = tmp_path / "user_program.py"
+    program.write_text(
+        "import engine.actions\n"
+        "from engine import Game, Move\n\n"
+        "game = Game.from_scenario({'name': 'x', 'players': ['P1', 'P2'],\n"
+        "                           'battlefields': [{'id': 'A'}],\n"
+        "                           'units': [{'id': 'U1', 'controller': 'P1', 'might': 2,\n"
+        "                                      'at': 'base'}]})\n"
+        "steps = [engine.actions.to_step(a) for a in game.legal_actions()]\n"
+        "step = engine.actions.to_step(Move('P1', ('U1',), 'A'))\n"
+        "back = engine.actions.from_step('pass', 'P1')\n"
+        "lines: list[str] = game.apply(back) if False else []\n",
+        encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           program.name], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -28,8 +28,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from engine.errors import ScenarioError
 from engine.scenario import MAX_FILE_BYTES, MAX_STEPS, Scenario, load_scenario, load_scenario_text
