@@ -21,6 +21,9 @@ INTERRUPTED = 130  # the exit code after Ctrl-C, as shells report a process SIGI
 
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.diagrams == "":  # "" would quietly mean no diagrams
+        err.write("riftchart run: --diagrams needs a folder name\n")
+        return runner.INVALID
     return runner.run_files(
         args.files,
         out,
@@ -73,6 +76,9 @@ def _cmd_diagrams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T | None:
     """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2)."""
+    if not where:  # "" would quietly mean the current folder
+        err.write(f"riftchart {command}: --out needs a folder name\n")
+        return None
     return streams.writing(
         write, err, command=command, where=f"to {where}",
         no_dot="Graphviz's `dot` is needed for svg and png: "

@@ -206,6 +206,17 @@ def test_diagrams_and_exports_say_where_they_cannot_write(tmp_path):
         assert done.stderr.count("\n") == 1 and f"cannot write to {blocker}" in done.stderr
 
 
+def test_an_empty_folder_name_is_refused_rather_than_taken_as_here(tmp_path):
+    for args in (["diagrams", "--format", "dot", "--out", ""],
+                 ["export", "--format", "json", "--out", ""],
+                 ["run", write(tmp_path, "ok.yaml", EXAMPLE), "--diagrams", ""]):
+        done = subprocess.run([sys.executable, "-m", "engine.cli", *args], capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path)
+        assert done.returncode == 2 and done.stdout == "", args
+        assert done.stderr.count("\n") == 1 and "needs a folder name" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.yaml"]  # nothing written here
+
+
 def test_svg_without_graphviz_says_what_to_install(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "diagrams", "--out", str(tmp_path), "--format",

@@ -159,3 +159,15 @@ def test_a_program_using_the_api_type_checks_strictly(tmp_path: Path) -> None:
                            program.name], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_observe_refuses_what_it_cannot_call() -> None:
+    game = Game.from_scenario(ROOT / "scenarios" / "001_flow_empty_battlefield_conquer.yaml")
+    for not_a_callback in (None, 5, "print"):
+        try:
+            game.observe(not_a_callback)  # type: ignore[arg-type]
+        except TypeError as refused:
+            assert "callable" in str(refused)
+        else:
+            raise AssertionError(f"observe({not_a_callback!r}) was accepted")
+    assert game.legal_actions() and game.apply(game.legal_actions()[0])  # still usable
