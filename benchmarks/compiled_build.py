@@ -60,9 +60,14 @@ def _run(command: list[str]) -> None:
 
 
 def without_timings(report: dict[str, Any]) -> dict[str, Any]:
-    """A ``check --json`` report without what differs from run to run (its times)."""
-    return {key: value for key, value in report.items()
+    """A ``check --json`` report without what differs from run to run (its times, the plain
+    search's among them with --symmetry)."""
+    kept = {key: value for key, value in report.items()
             if key not in ("seconds", "states_per_second")}
+    if kept.get("symmetry"):
+        kept["symmetry"] = {key: value for key, value in kept["symmetry"].items()
+                            if key != "seconds_without"}
+    return kept
 
 
 def riftchart(site: Path | None, *args: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -3,11 +3,13 @@ step form. Their legality and what taking one does are in ``actions``.
 
 This module is not compiled in the compiled build (setup.py): a caller may hand an action a
 list where a tuple belongs (``as_action`` makes it one), which a compiled class would refuse.
+``as_action`` is also where the public API checks the type of every field of an action.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import reprlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -71,28 +73,130 @@ ACTION_TYPES = (Move, Play, Pass, Add, Choose, Assign, EndTurn)
 
 
 def as_action(value: Any) -> Action:
-    """``value``, checked to be an action, with any list it holds made a tuple (an action is a
-    value: hashable, as the game's log and the explorer need). Anything else is a programming
-    error, so a ``TypeError``, not an ``IllegalAction``: the rules were never asked."""
+    """``value``, checked to be an action whose every field has the right type, with any list
+    it holds made a tuple and a dict of damage made pairs (an action is a value: hashable, as
+    the game's log and the explorer need).
+
+    Anything else is a programming error, so a ``TypeError`` naming the field, not an
+    ``IllegalAction``: it is raised before any rule is asked, so the same wrong value gets the
+    same error in every game state. A field of the right type naming an unknown id is left to
+    the rules, which refuse it with an ``IllegalAction``.
+    """
     if type(value) not in ACTION_TYPES:
         kinds = ", ".join(t.__name__ for t in ACTION_TYPES)
-        raise TypeError(f"not a riftchart action (one of {kinds}): {value!r}")
-    if isinstance(value, Move) and not isinstance(value.units, tuple):
-        return replace(value, units=_ids(value.units, "Move.units"))
-    if isinstance(value, Play) and not isinstance(value.targets, tuple):
-        return replace(value, targets=_ids(value.targets, "Play.targets"))
-    if isinstance(value, Assign) and not (
-        isinstance(value.damage, tuple) and all(isinstance(p, tuple) for p in value.damage)
-    ):
-        damage = value.damage.items() if isinstance(value.damage, Mapping) else value.damage
-        return replace(value, damage=tuple(tuple(pair) for pair in damage))
+        raise TypeError(f"not a riftchart action (one of {kinds}): {_shown(value)}")
+    kind = type(value).__name__
+    changes = {}
+    for name, check in _FIELD_CHECKS[type(value)].items():
+        given = getattr(value, name)
+        checked = check(given, f"{kind}.{name}")
+        if checked != given:  # a list for a tuple, or a dict for pairs: never equal
+            changes[name] = checked
+    return replace(value, **changes) if changes else value
+
+
+# --- the field checks: each returns the field's value in its canonical (hashable) form -----
+
+
+def _player(value: Any, field: str) -> str:
+    return _text(value, field, "a player id (a string)")
+
+
+def _card(value: Any, field: str) -> str:
+    return _text(value, field, "a card id (a string)")
+
+
+def _battlefield(value: Any, field: str) -> str:
+    return _text(value, field, "a battlefield id (a string)")
+
+
+def _place(value: Any, field: str) -> str:
+    return _text(value, field, 'a battlefield id or "base" (a string)')
+
+
+def _place_or_none(value: Any, field: str) -> str | None:
+    # None is a play without a destination (a unit card's is its base)
+    if value is None:
+        return None
+    return _text(value, field, 'a battlefield id, "base" or None')
+
+
+def _text(value: Any, field: str, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{field} is {what}, not {_shown(value)}")
     return value
 
 
-def _ids(value: Any, what: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise TypeError(f"{what} is a tuple of unit ids, not the string {value!r}")
+def _unit_ids(value: Any, field: str) -> tuple[str, ...]:
+    """A tuple (or list) of unit ids; a bare string is refused rather than read as the tuple
+    of its letters."""
+    if not isinstance(value, tuple | list):
+        raise TypeError(f"{field} is a tuple of unit ids, not {_shown(value)}")
+    for index, item in enumerate(value):
+        _text(item, f"{field}[{index}]", "a unit id (a string)")
     return tuple(value)
+
+
+def _damage(value: Any, field: str) -> tuple[tuple[str, int], ...]:
+    """(unit id, amount) pairs, as a tuple or list of pairs or as a dict; a negative amount
+    is of the right type, so the rules refuse it, not this check."""
+    if isinstance(value, Mapping):
+        return tuple(
+            (_text(uid, f"{field} key", "a unit id (a string)"),
+             _amount(amount, f"{field}[{uid!r}]"))
+            for uid, amount in value.items()
+        )
+    if not isinstance(value, tuple | list):
+        raise TypeError(
+            f"{field} is (unit id, amount) pairs or a dict of them, not {_shown(value)}"
+        )
+    return tuple(_pair(item, f"{field}[{index}]") for index, item in enumerate(value))
+
+
+def _pair(value: Any, field: str) -> tuple[str, int]:
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise TypeError(f"{field} is a (unit id, amount) pair, not {_shown(value)}")
+    uid, amount = value
+    return _text(uid, f"{field}[0]", "a unit id (a string)"), _amount(amount, f"{field}[1]")
+
+
+def _amount(value: Any, field: str) -> int:
+    # bool is a subclass of int, but True damage is a mistake, not 1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{field} is an amount of damage (an int), not {_shown(value)}")
+    return value
+
+
+_FIELD_CHECKS: dict[type, dict[str, Callable[[Any, str], Any]]] = {
+    Move: {"player": _player, "units": _unit_ids, "to": _place},
+    Play: {"player": _player, "card": _card, "targets": _unit_ids, "to": _place_or_none},
+    Pass: {"player": _player},
+    Add: {"player": _player},
+    Choose: {"player": _player, "battlefield": _battlefield},
+    Assign: {"player": _player, "damage": _damage},
+    EndTurn: {"player": _player},
+}
+
+
+def _short_repr() -> reprlib.Repr:
+    """Short reprs for error messages: a caller's huge list should not make a huge message
+    (set one by one: Python 3.11's ``Repr`` takes no arguments)."""
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = 60
+    short.maxlist = short.maxtuple = short.maxdict = 6
+    return short
+
+
+_REPR = _short_repr()
+
+
+def _shown(value: Any) -> str:
+    """``value`` in an error message: ``None``, or its type's name and a short repr (``the
+    string 'U1'``, ``the list ['A']``)."""
+    if value is None:
+        return "None"
+    kind = "string" if isinstance(value, str) else type(value).__name__
+    return f"the {kind} {_REPR.repr(value)}"
 
 
 def from_step(kind: str, args: Any) -> Action:
@@ -131,6 +235,3 @@ def to_step(action: Action) -> dict[str, Any]:
         return {"assign": {"player": action.player, "damage": dict(action.damage)}}
     kind = {Pass: "pass", Add: "add", EndTurn: "end_turn"}[type(action)]
     return {kind: action.player}
-
-
-# --- legality ----------------------------------------------------------------------------

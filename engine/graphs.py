@@ -7,17 +7,21 @@ guard and rule), so the graph is a :class:`networkx.MultiDiGraph`. That is still
 keep working, and no transition is lost by being folded into another.
 
 Every attribute is a string, a bool or an int so that GraphML, which has no list type, and
-node-link JSON carry exactly the same data.
+node-link JSON carry exactly the same data. GraphML booleans are written ``true``/``false``,
+the only spellings (with ``1``/``0``) that XML Schema allows: networkx alone writes ``True``.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree.ElementTree import Element
 
 import networkx as nx
+from networkx.readwrite.graphml import GraphMLWriter
 
-from engine.runtime import CompiledChart, Transition, compiled
+from engine.runtime import CompiledChart, Transition
+from engine.scxml import compiled_chart
 
 
 def chart_graph(name: str) -> nx.MultiDiGraph:
@@ -33,7 +37,7 @@ def chart_graph(name: str) -> nx.MultiDiGraph:
     (``t<order>.<i>`` for the i-th target of a multi-target transition), unique in the
     graph, so they also serve as GraphML edge ids.
     """
-    chart = compiled(name)
+    chart = compiled_chart(name)
     graph = nx.MultiDiGraph(chart=name, initial=" ".join(_in_order(chart, chart.initial)))
     for info in sorted(chart.states.values(), key=lambda s: s.order):
         graph.add_node(
@@ -65,10 +69,34 @@ def region_of(chart: CompiledChart, state_id: str) -> str:
 
 
 def write_graphml(name: str, path: str | Path) -> Path:
-    """Write the chart's graph as GraphML to ``path`` and return the path."""
+    """Write the chart's graph as GraphML to ``path`` and return the path.
+
+    Always the same bytes for the same chart. Read it back with
+    ``nx.read_graphml(path, force_multigraph=True)``: without it networkx makes a DiGraph of
+    a chart that has no two transitions between the same states (the turn chart).
+    """
     path = Path(path)
-    nx.write_graphml(chart_graph(name), path)
+    # networkx's own writer, not nx.write_graphml: that one switches to lxml when lxml is
+    # installed, and the bytes would then depend on what else is installed
+    writer = _GraphMLWriter(encoding="utf-8", prettyprint=True)
+    writer.add_graph_element(chart_graph(name))
+    with path.open("wb") as stream:
+        writer.dump(stream)
     return path
+
+
+class _GraphMLWriter(GraphMLWriter):
+    """networkx's GraphML writer, with booleans spelt as XML Schema spells them."""
+
+    def add_data(
+        self, name: str, element_type: type, value: object, scope: str = "all",
+        default: object = None,
+    ) -> Element:
+        element = super().add_data(name, element_type, value, scope, default)
+        if element_type is bool:
+            # networkx hands over str(value) ("True"), or the bool itself in other versions
+            element.text = str(value).lower()
+        return element
 
 
 def node_link_json(name: str) -> str:

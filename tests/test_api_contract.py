@@ -5,20 +5,44 @@ from __future__ import annotations
 
 import importlib.resources
 import pickle
+from dataclasses import fields, replace
 
 import pytest
+import yaml
 
-from engine import Assign, Game, IllegalAction, Move, Pass, Play
+from engine import Add, Assign, Choose, EndTurn, Game, IllegalAction, Move, Pass, Play
+from engine.actions import ACTION_TYPES
 from tests.conftest import ROOT
 
 SCENARIOS = ROOT / "scenarios"
+MANUAL_DAMAGE = SCENARIOS / "042_combat_manual_damage.yaml"
 
 
-def _manual_damage_game() -> Game:
-    game = Game.from_scenario(SCENARIOS / "042_combat_manual_damage.yaml")
+def _manual_damage_game(**changes) -> Game:
+    """The manual damage scenario's setup (with ``changes`` to its top-level keys), played on
+    until P1's damage choice is pending."""
+    scenario = yaml.safe_load(MANUAL_DAMAGE.read_text(encoding="utf-8"))
+    del scenario["steps"]
+    game = Game.from_scenario({**scenario, **changes})
     game.replay([Move("P1", ("U1", "U2"), "A"), Pass("P1"), Pass("P2")])
     assert game.view()["pending_choice"]["kind"] == "damage"
     return game
+
+
+def _games_in_every_kind_of_state() -> dict[str, Game]:
+    """One game in each state an action's check takes a different path in: Neutral Open, a
+    Showdown, a pending damage choice and a finished game."""
+    showdown = Game.from_scenario(MANUAL_DAMAGE)
+    showdown.apply(Move("P1", ("U1", "U2"), "A"))
+    over = _manual_damage_game(victory_score=1)
+    over.replay([Assign("P1", {"E1": 2, "E2": 2}), Assign("P2", {"U1": 2, "U2": 1})])
+    assert over.is_over
+    return {
+        "neutral open": Game.from_scenario(MANUAL_DAMAGE),
+        "showdown": showdown,
+        "damage choice": _manual_damage_game(),
+        "game over": over,
+    }
 
 
 def test_the_view_shares_nothing_with_the_game() -> None:
@@ -89,11 +113,121 @@ def test_what_is_not_an_action_is_a_type_error(value) -> None:
     assert game.snapshot() == snapshot
 
 
+# Each malformed action and the start of the TypeError it must raise: the field, then what
+# belongs there.
+MALFORMED = [
+    (Assign("P1", "E1"), "Assign.damage is (unit id, amount) pairs"),
+    (Assign("P1", None), "Assign.damage is (unit id, amount) pairs"),
+    (Assign("P1", (("E1", 2, 1),)), "Assign.damage[0] is a (unit id, amount) pair"),
+    (Assign("P1", ("E1", 2)), "Assign.damage[0] is a (unit id, amount) pair, not the string"),
+    (Assign("P1", (("E1", "2"),)), "Assign.damage[0][1] is an amount of damage (an int)"),
+    (Assign("P1", (("E1", True),)), "Assign.damage[0][1] is an amount of damage (an int)"),
+    (Assign("P1", (("E1", 2.0),)), "Assign.damage[0][1] is an amount of damage (an int)"),
+    (Assign("P1", ((1, 2),)), "Assign.damage[0][0] is a unit id (a string)"),
+    (Assign("P1", {"E1": None}), "Assign.damage['E1'] is an amount of damage (an int)"),
+    (Assign("P1", {3: 2}), "Assign.damage key is a unit id (a string)"),
+    (Move("P1", None, "A"), "Move.units is a tuple of unit ids, not None"),
+    (Move("P1", "U1", "A"), "Move.units is a tuple of unit ids, not the string 'U1'"),
+    (Move("P1", {"U1"}, "A"), "Move.units is a tuple of unit ids, not the set"),
+    (Move("P1", [["U1"]], "A"), "Move.units[0] is a unit id (a string), not the list ['U1']"),
+    (Move("P1", ("U1",), ["A"]), 'Move.to is a battlefield id or "base" (a string)'),
+    (Move("P1", ("U1",), None), 'Move.to is a battlefield id or "base" (a string), not None'),
+    (Move(("P1",), ("U1",), "A"), "Move.player is a player id (a string)"),
+    (Play("P1", None), "Play.card is a card id (a string)"),
+    (Play("P1", "S1", "E1"), "Play.targets is a tuple of unit ids, not the string 'E1'"),
+    (Play("P1", "S1", (None,)), "Play.targets[0] is a unit id (a string)"),
+    (Play("P1", "S1", (), 1), 'Play.to is a battlefield id, "base" or None'),
+    (Pass(1), "Pass.player is a player id (a string), not the int 1"),
+    (Add(None), "Add.player is a player id (a string), not None"),
+    (EndTurn(["P1"]), "EndTurn.player is a player id (a string)"),
+    (Choose("P1", ("A",)), "Choose.battlefield is a battlefield id (a string)"),
+]
+
+
+@pytest.mark.parametrize(("action", "message"), MALFORMED, ids=[m for _, m in MALFORMED])
+def test_a_malformed_field_is_the_same_type_error_in_every_state(action, message) -> None:
+    """The field is checked before any rule is asked: the same TypeError, naming the field and
+    what belongs there, whatever the state, and the game does not change."""
+    errors = set()
+    for state, game in _games_in_every_kind_of_state().items():
+        snapshot, heard = game.snapshot(), []
+        game.observe(heard.append)
+        for attempt in (game.check, game.apply):
+            with pytest.raises(TypeError) as refused:
+                attempt(action)
+            assert str(refused.value).startswith(message), state
+            errors.add(str(refused.value))
+        assert (game.snapshot(), heard) == (snapshot, []), state
+    assert len(errors) == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"),
+    [(kind, field.name) for kind in ACTION_TYPES for field in fields(kind)],
+    ids=lambda v: v if isinstance(v, str) else v.__name__,
+)
+def test_every_field_of_every_action_is_type_checked(kind, field) -> None:
+    """An int is wrong in every field (ids, tuples of ids, damage pairs): each is refused with
+    a TypeError naming it, in every state, so no field reaches the rules unchecked."""
+    legal = {Move: Move("P1", ("U1",), "A"), Play: Play("P1", "S1", ("E1",), "A"),
+             Choose: Choose("P1", "A"), Assign: Assign("P1", (("E1", 2),))}
+    action = replace(legal.get(kind) or kind("P1"), **{field: 7})
+    for game in _games_in_every_kind_of_state().values():
+        with pytest.raises(TypeError, match=rf"^{kind.__name__}\.{field} is .*, not the int 7$"):
+            game.check(action)
+
+
+@pytest.mark.parametrize("action", [
+    Pass("P9"), EndTurn("P9"),  # no such player
+    Move("P1", ("ghost",), "A"), Move("P1", ("U1",), "nowhere"), Move("P1", (), "A"),
+    Play("P1", "ghost"), Play("P1", "S1", ("ghost",)), Choose("P1", "nowhere"),
+    Assign("P1", (("ghost", 1),)), Assign("P1", (("E1", -1), ("E2", 5))),
+])
+def test_unknown_ids_and_bad_amounts_of_the_right_type_are_for_the_rules(action) -> None:
+    """A field of the right type is the rules' to judge: IllegalAction, never a TypeError."""
+    for game in _games_in_every_kind_of_state().values():
+        with pytest.raises(IllegalAction):
+            game.check(action)
+
+
+def test_damage_given_as_a_dict_or_lists_becomes_pairs_in_the_log() -> None:
+    game = _manual_damage_game()
+    game.apply(Assign("P1", {"E1": 2, "E2": 2}))
+    game.apply(Assign("P2", [["U1", 2], ("U2", 1)]))
+    assert game.log[-2:] == [
+        Assign("P1", (("E1", 2), ("E2", 2))), Assign("P2", (("U1", 2), ("U2", 1)))
+    ]
+    assert all(hash(action) for action in game.log)
+
+
 def test_lists_in_actions_become_tuples_in_the_log() -> None:
     game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
     game.apply(Move("P1", ["U1"], "A"))
     assert game.log == [Move("P1", ("U1",), "A")]
     assert hash(game.log[0])
+
+
+def test_an_observer_that_is_not_callable_is_refused_at_once() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    with pytest.raises(TypeError):
+        game.observe("print")
+    game.apply(Move("P1", ("U1",), "A"))  # nothing was registered to spoil the next action
+
+
+def test_an_unknown_rules_profile_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="bogus"):
+        Game.from_scenario(MANUAL_DAMAGE, rules="bogus")
+
+
+def test_legal_actions_list_one_spelling_and_check_accepts_every_one() -> None:
+    """docs/embedding.md: ask ``check`` whether an action is legal; ``legal_actions`` lists a
+    Standard Move once, its units in board order."""
+    game = Game.from_scenario(MANUAL_DAMAGE)
+    listed = game.legal_actions()
+    assert len(listed) == len(set(listed))
+    assert Move("P1", ("U1", "U2"), "A") in listed
+    assert Move("P1", ("U2", "U1"), "A") not in listed
+    game.check(Move("P1", ("U2", "U1"), "A"))
 
 
 def test_the_installed_package_is_marked_typed() -> None:

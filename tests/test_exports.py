@@ -9,6 +9,7 @@ import random
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from collections import Counter
 
 import networkx as nx
@@ -20,8 +21,10 @@ from engine.graphs import chart_graph, node_link_json, write_graphml
 from engine.runtime import compiled
 from engine.scxml import chart_scxml
 from statecharts import CHARTS
+from tests.conftest import ROOT
 
 NAMES = sorted(CHARTS)
+EMBEDDING_DOC = ROOT / "docs" / "embedding.md"
 
 
 # --- python-statemachine's own view of a chart class -------------------------------------
@@ -304,3 +307,91 @@ def test_node_link_json_round_trip(name):
     assert dict(back.nodes(data=True)) == dict(graph.nodes(data=True))
     assert _edge_set(back) == _edge_set(graph)
     assert back.graph == graph.graph
+
+
+def test_graphml_round_trip_keeps_booleans_as_booleans(tmp_path):
+    back = nx.read_graphml(write_graphml("battlefield", tmp_path / "b.graphml"),
+                           force_multigraph=True)
+    assert {type(data["initial"]) for _, data in back.nodes(data=True)} == {bool}
+    assert {type(data["internal"]) for _, _, data in back.edges(data=True)} == {bool}
+
+
+#: What XML Schema allows in a GraphML data element of each attr.type networkx writes.
+_SCHEMA_VALUE = {
+    "boolean": lambda text: text in ("true", "false", "1", "0"),
+    "long": lambda text: text.lstrip("-").isdigit(),
+    "int": lambda text: text.lstrip("-").isdigit(),
+    "string": lambda text: True,
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graphml_data_values_are_valid_for_their_declared_types(name, tmp_path):
+    """Strict GraphML readers check each value against its key's attr.type: an XML Schema
+    boolean is true, false, 1 or 0, never Python's True or False."""
+    namespace = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    root = ET.parse(write_graphml(name, tmp_path / f"{name}.graphml")).getroot()
+    types = {key.get("id"): key.get("attr.type") for key in root.findall("g:key", namespace)}
+    assert "boolean" in types.values()
+    for data in root.iter(f"{{{namespace['g']}}}data"):
+        text = data.text or ""
+        assert _SCHEMA_VALUE[types[data.get("key")]](text), (data.get("key"), text)
+
+
+def test_graphml_is_the_same_bytes_every_time(tmp_path):
+    script = (
+        "import sys\n"
+        "from engine.graphs import write_graphml\n"
+        "for name in sys.argv[2:]:\n"
+        "    write_graphml(name, f'{sys.argv[1]}/{name}.graphml')\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    (tmp_path / "fresh").mkdir()
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "fresh"), *NAMES],
+                   check=True, env=env, cwd=ROOT)
+    for name in NAMES:
+        first = write_graphml(name, tmp_path / f"{name}.1.graphml").read_bytes()
+        second = write_graphml(name, tmp_path / f"{name}.2.graphml").read_bytes()
+        assert first == second == (tmp_path / "fresh" / f"{name}.graphml").read_bytes()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graphml_read_as_documented_is_a_multidigraph(name, tmp_path):
+    """Without force_multigraph networkx makes a DiGraph of a chart with no parallel
+    transitions (the turn chart); docs/embedding.md tells readers to pass it."""
+    assert "force_multigraph=True" in EMBEDDING_DOC.read_text(encoding="utf-8")
+    back = nx.read_graphml(write_graphml(name, tmp_path / f"{name}.graphml"),
+                           force_multigraph=True)
+    assert type(back) is nx.MultiDiGraph
+    assert back.number_of_edges() == chart_graph(name).number_of_edges()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_node_link_json_has_the_documented_keys_and_reads_back_as_documented(name):
+    """The file's keys are those docs/embedding.md lists, and the call it gives (which works
+    from networkx 3.4, where edges were still "links" by default) reads every chart back."""
+    assert 'nx.node_link_graph(data, edges="edges")' in EMBEDDING_DOC.read_text(encoding="utf-8")
+    data = json.loads(node_link_json(name))
+    assert set(data) == {"directed", "multigraph", "graph", "nodes", "edges"}
+    assert (data["directed"], data["multigraph"]) == (True, True)
+    assert set(data["graph"]) == {"chart", "initial"}
+    node_keys = {"id", "parent", "kind", "region", "initial", "order"}
+    assert all(set(node) == node_keys for node in data["nodes"])
+    edge_keys = {"source", "target", "key", "event", "guard", "rule", "actions", "internal",
+                 "targets", "order"}
+    assert all(set(edge) == edge_keys for edge in data["edges"])
+    back = nx.node_link_graph(data, edges="edges")
+    assert type(back) is nx.MultiDiGraph
+    assert _edge_set(back) == _edge_set(chart_graph(name))
+
+
+# --- (6) unknown chart names -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("export", [
+    chart_scxml, chart_graph, node_link_json, lambda name: write_graphml(name, os.devnull),
+], ids=["chart_scxml", "chart_graph", "node_link_json", "write_graphml"])
+def test_an_unknown_chart_name_is_a_value_error_listing_the_charts(export):
+    with pytest.raises(ValueError, match="unknown chart 'nope'") as refused:
+        export("nope")
+    assert all(name in str(refused.value) for name in NAMES)
