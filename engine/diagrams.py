@@ -218,7 +218,9 @@ def chart_mermaid(name: str, active: frozenset[str] = frozenset()) -> str:
 
     Composite states nest; the regions of a parallel state are separated by ``--``. Mermaid
     cannot reliably draw a transition declared outside the composite state that holds both
-    its ends, so each transition is declared in the innermost state containing both.
+    its ends, so each transition is declared in the innermost state containing both; nor one
+    between states of different composite states, so an end nested deeper is drawn at its
+    composite state there, and the label names it (``open_combat (CR 454) (into combat)``).
     """
     chart = compiled(name)
     placed = _transitions_by_scope(chart)
@@ -250,10 +252,25 @@ def _mermaid_body(
             lines.append(f"{pad}--")
         lines += _mermaid_state(chart, child, placed, depth)
     for transition in placed.get(parent, ()):
+        source = _in_scope(chart, transition.source, parent)
         for target in transition.targets:
-            label = _mermaid_text(transition_label(transition))
-            lines.append(f"{pad}{transition.source} --> {target} : {label}")
+            label = transition_label(transition)
+            if source != transition.source:
+                label += f" (from {transition.source})"
+            drawn_to = _in_scope(chart, target, parent)
+            if drawn_to != target:
+                label += f" (into {target})"
+            lines.append(f"{pad}{source} --> {drawn_to} : {_mermaid_text(label)}")
     return lines
+
+
+def _in_scope(chart: CompiledChart, state_id: str, scope: str | None) -> str:
+    """The state, or its ancestor, that is declared directly in ``scope``: an edge to a state
+    nested deeper would make Mermaid move that state out to the edge's scope."""
+    for ancestor in chart.ancestors(state_id):
+        if chart.states[ancestor].parent == scope:
+            return ancestor
+    return state_id
 
 
 def _mermaid_state(

@@ -155,6 +155,50 @@ def test_labels_show_event_guard_and_rule():
     assert "0x" not in dot  # no memory addresses
 
 
+def _mermaid_scopes(text: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """Where each state of a Mermaid chart is declared (the enclosing ``state X {``, or
+    ``root``), and each edge with the scope it is written in and its label."""
+    declared: dict[str, str] = {}
+    edges: list[tuple[str, str, str, str]] = []
+    scopes = ["root"]
+    for line in text.splitlines()[1:]:
+        line = line.strip()
+        if line.startswith("state ") and line.endswith("{"):
+            declared[line.split()[1]] = scopes[-1]
+            scopes.append(line.split()[1])
+        elif line == "}":
+            scopes.pop()
+        elif " --> " in line:
+            ends, _, label = line.partition(" : ")
+            source, target = ends.split(" --> ")
+            edges.append((scopes[-1], source, target, label))
+        elif line and line != "--" and not line.startswith(("classDef", "class ")):
+            declared[line] = scopes[-1]
+    return declared, edges
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mermaid_edges_join_states_of_their_own_scope(name):
+    """Mermaid moves a state named in an edge into the edge's scope: every edge must join
+    states declared in the scope it is written in, or the picture nests states wrongly. An
+    edge drawn at a composite state names the state it really leaves or enters."""
+    chart = compiled(name)
+    declared, edges = _mermaid_scopes(chart_mermaid(name))
+    assert set(declared) == set(chart.states)
+    drawn = 0
+    for scope, source, target, _ in edges:
+        for end in (source, target):
+            assert end == "[*]" or declared[end] == scope, (name, source, target, scope)
+        drawn += source != "[*]"
+    assert drawn == sum(len(t.targets) for t in chart.transitions)
+    for transition in chart.transitions:
+        for target in transition.targets:
+            if target not in declared or declared[target] == declared.get(transition.source):
+                continue
+            assert any(f"(into {target})" in label or f"(from {transition.source})" in label
+                       for _, _, _, label in edges), (name, transition.source, target)
+
+
 def test_mermaid_separates_parallel_regions():
     mermaid = chart_mermaid("battlefield")
     assert mermaid.startswith("stateDiagram-v2\n")
