@@ -24,6 +24,10 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.diagrams == "":  # "" would quietly mean no diagrams
         err.write("riftchart run: --diagrams needs a folder name\n")
         return runner.INVALID
+    if args.trace and not args.json:  # it would do nothing: said rather than ignored
+        err.write("riftchart run: --trace adds the trace lines to --json's objects (the text "
+                  "output always shows them): use it with --json\n")
+        return runner.INVALID
     return runner.run_files(
         args.files,
         out,

@@ -217,6 +217,12 @@ def test_an_empty_folder_name_is_refused_rather_than_taken_as_here(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.yaml"]  # nothing written here
 
 
+def test_trace_without_json_is_refused_rather_than_ignored(tmp_path):
+    done = riftchart("run", "--trace", write(tmp_path, "ok.yaml", EXAMPLE))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "use it with --json" in done.stderr
+
+
 def test_svg_without_graphviz_says_what_to_install(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "diagrams", "--out", str(tmp_path), "--format",
