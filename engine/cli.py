@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
     cmp.add_argument("file")
-    cmp.add_argument("--width", type=int, default=60, help="width of each column")
+    cmp.add_argument("--width", type=int, default=None,
+                     help="width of each column, 20 to 1000 (default: fit the terminal)")
     cmp.set_defaults(func=_cmd_compare)
 
     check = sub.add_parser("check", help="explore every reachable state and check invariants")

@@ -1,20 +1,52 @@
-"""`riftchart compare`: one scenario under both rules profiles, and where their traces part."""
+"""`riftchart compare`: one scenario under both rules profiles, and where their traces part.
+
+Layout. Each line is a mark (``*`` where the profiles part), the seed profile's column, ``|``
+and the cr-1.4 profile's column; a column is ``width`` characters, 20 to 1000 (``--width``).
+Without ``--width`` the two columns share the terminal's width, as
+``shutil.get_terminal_size`` gives it: ``COLUMNS`` if it is set, else the terminal of stdout,
+else 80 columns. So output to a pipe or a file, with ``COLUMNS`` unset, is always 80
+characters wide (two 37-character columns): the same everywhere, whatever terminal started it.
+A terminal narrower than two 20-character columns still gets them; a huge one gets at most
+1000-character columns.
+
+Values in the state are shown in JSON's notation (``{"A": null}``), as `riftchart run` shows
+them; of ``units``, only the units that differ, one by one (``units.U1``).
+
+Steps. Before the parting step, runs of steps on which the profiles agree are one line
+(``steps 1-7: identical``); a step refused under both profiles is still shown, with the
+reason, since the refusal is part of what the scenario does. `expect` steps are not compared:
+they check the state, and a file's expectations hold for its own profile only; the output
+lists them, so the step numbers that are missing are explained. `expect_error` steps are
+compared: their action is tried under both profiles, and one profile may allow it.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+import shutil
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import TextIO
+from typing import Any, TextIO
 
-from .errors import ScenarioError
-from .runner import INVALID, OK, RunResult, describe, run_scenario
+from .errors import ScenarioError, one_line
+from .runner import INVALID, OK, RunResult, StepRecord, describe, run_scenario, show_value
 from .scenario import load_scenario
 from .state import PROFILES
 
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
+# a profile tag or a citation stays on one line, so that a reader (or grep) finds it whole
+_UNBROKEN = re.compile(r"\[profile [^\]]+\]|\((?:CR|S|seed) [^)]+\)")
+_NO_BREAK = "\u00a0"  # textwrap breaks only at ASCII whitespace
+
+MIN_WIDTH, MAX_WIDTH = 20, 1000  # narrower splits most words; wider only costs memory
+_GUTTER = len("* ") + len(" | ")  # what a line holds besides its two columns
+_NOT_COMPARED = "expect, not compared"
+_ABSENT = object()  # a key one state has and the other has not (a unit not on the board)
+
+_Pair = tuple[StepRecord | None, StepRecord | None]  # a step under each profile
 
 
 @dataclass
@@ -23,6 +55,7 @@ class Comparison:
     name: str
     runs: tuple[RunResult, RunResult]
     first_difference: int | None  # the step index where the traces first part, if they do
+    not_compared: tuple[int, ...] = ()  # the `expect` steps, which neither run plays
 
 
 def _plain(lines: list[str]) -> list[str]:
@@ -33,39 +66,157 @@ def _plain(lines: list[str]) -> list[str]:
 def compare(path: str) -> Comparison:
     """Run ``path`` under both profiles (expectations ignored) and find where they part."""
     scenario = load_scenario(path)
-    runs = tuple(run_scenario(scenario, rules=p, keep_going=True) for p in PROFILES)
+    seed, cr14 = (run_scenario(scenario, rules=p, keep_going=True) for p in PROFILES)
+    runs = (seed, cr14)
     first = None
     for a, b in zip_longest(runs[0].steps, runs[1].steps):
         if a is None or b is None or _plain(a.lines) != _plain(b.lines) or a.state != b.state:
             first = (a or b).index
             break
-    return Comparison(str(path), scenario.name, runs, first)
+    expects = tuple(step.index for step in scenario.steps if step.kind == "expect")
+    return Comparison(str(path), scenario.name, runs, first, expects)
 
 
-def format_comparison(c: Comparison, width: int = 60) -> str:
+# --- width ---------------------------------------------------------------------------------
+
+
+def column_width(width: int | None = None) -> int:
+    """``width`` checked, or, for None, the widest columns that fit the terminal."""
+    if width is None:
+        columns = shutil.get_terminal_size().columns  # COLUMNS, the terminal, or 80
+        return min(max((columns - _GUTTER) // 2, MIN_WIDTH), MAX_WIDTH)
+    if isinstance(width, bool) or not isinstance(width, int) or not (
+            MIN_WIDTH <= width <= MAX_WIDTH):
+        raise ValueError(
+            f"a column is {MIN_WIDTH} to {MAX_WIDTH} characters wide, not {width!r}")
+    return width
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width``, tags and citations unbroken where they fit."""
+    kept = _UNBROKEN.sub(lambda m: m.group().replace(" ", _NO_BREAK), text)
+    lines = textwrap.wrap(kept, width, subsequent_indent=indent, break_on_hyphens=False)
+    return [line.replace(_NO_BREAK, " ") for line in lines] or [""]
+
+
+# --- the text ------------------------------------------------------------------------------
+
+
+def format_comparison(c: Comparison, width: int | None = None) -> str:
+    """The comparison as text: columns of ``width`` (None: fit the terminal; see the module)."""
+    column = column_width(width)
+    line_width = 2 * column + _GUTTER
     left, right = c.runs
-    out = [f"== {c.name} ({c.path}): profile seed | profile cr-1.4"]
+    out = _wrap(one_line(f"== {c.name} ({c.path}): profile seed | profile cr-1.4"),
+                line_width, "   ")
+    if c.not_compared:
+        out += _wrap(
+            f"Not compared: the expect steps ({_numbers(c.not_compared)}), since a file's "
+            "expectations hold for its own profile only.", line_width, "  ")
+    pairs = {(a or b).index: (a, b) for a, b in zip_longest(left.steps, right.steps)}
+    end = c.first_difference if c.first_difference is not None else _last_step(c) + 1
+    out += _agreeing(c, pairs, end, line_width)
     if c.first_difference is None:
         out.append("The two profiles give the same trace and the same states at every step.")
         return "\n".join(out) + "\n"
-    same = c.first_difference - 1
-    if same >= 1:
-        out.append(f"steps 1-{same}: identical")
-    for a, b in zip_longest(left.steps, right.steps):
-        if (a or b).index < c.first_difference:
+    for index in sorted(set(pairs) | set(c.not_compared)):
+        if index < c.first_difference:
             continue
-        do = describe((a or b).do)
-        out.append(f"step {(a or b).index}: {do}")
-        for mark, la, lb in _aligned(a.lines if a else [], b.lines if b else []):
-            out += _side_by_side(mark, la, lb, width)
-        if a and b and a.state != b.state:
-            for key in a.state:
-                if a.state[key] != b.state[key]:
-                    out += _side_by_side(
-                        "*", f"{key}: {a.state[key]}", f"{key}: {b.state[key]}", width
-                    )
+        if index in pairs:
+            out += _parted_step(*pairs[index], column)
+        else:
+            out.append(f"step {index}: {_NOT_COMPARED}")
     out.append(f"The profiles part at step {c.first_difference} (lines marked *).")
     return "\n".join(out) + "\n"
+
+
+def _numbers(indexes: tuple[int, ...]) -> str:
+    return ", ".join(str(i) for i in indexes)
+
+
+def _last_step(c: Comparison) -> int:
+    return max([r.index for run in c.runs for r in run.steps] + list(c.not_compared))
+
+
+def _agreeing(c: Comparison, pairs: dict[int, _Pair], end: int, line_width: int) -> list[str]:
+    """Steps 1 to ``end - 1``, on which the profiles agree: each stretch of them one line, but
+    each step refused under both shown, with the reason."""
+    out: list[str] = []
+    for first, last, refused in _stretches(pairs, end):
+        if refused:
+            a = pairs[first][0]
+            assert a is not None, "a refused step is a step of both runs"
+            out += _wrap(f"step {first}: {describe(a.do)} (refused under both profiles)",
+                         line_width, "    ")
+            out += [f"  {line}" for text in a.lines for line in _wrap(text, line_width - 2)]
+        elif all(i in c.not_compared for i in range(first, last + 1)):
+            out += [f"step {i}: {_NOT_COMPARED}" for i in range(first, last + 1)]
+        elif first == last:
+            out.append(f"step {first}: identical")
+        else:
+            out.append(f"steps {first}-{last}: identical")
+    return out
+
+
+def _stretches(pairs: dict[int, _Pair], end: int) -> Iterator[tuple[int, int, bool]]:
+    """(first, last, refused): each step refused under both alone, the steps between together."""
+    start = 1
+    for index in range(1, end):
+        if index in pairs and _refused(pairs[index][0]):
+            if start < index:
+                yield start, index - 1, False
+            yield index, index, True
+            start = index + 1
+    if start < end:
+        yield start, end - 1, False
+
+
+def _refused(record: StepRecord | None) -> bool:
+    """Whether the step was refused: run_scenario(keep_going=True) ends its trace with the
+    refusal (an `expect_error` step's says "as expected"; one that was legal, "refused: ...
+    but it was legal")."""
+    if record is None:
+        return False
+    kind = next(iter(record.do)) if record.do else None
+    prefix = "refused as expected: " if kind == "expect_error" else "refused: "
+    return bool(record.lines) and record.lines[-1].startswith(prefix)
+
+
+def _parted_step(a: StepRecord | None, b: StepRecord | None, column: int) -> list[str]:
+    """A step from the parting on: its trace lines side by side, then the state that differs."""
+    step = a or b
+    assert step is not None, "zip_longest gives a step of one run at least"
+    out = _wrap(f"step {step.index}: {describe(step.do)}", 2 * column + _GUTTER, "    ")
+    for mark, la, lb in _aligned(a.lines if a else [], b.lines if b else []):
+        out += _side_by_side(mark, la, lb, column)
+    if a and b and a.state != b.state:
+        for la, lb in _state_differences(a.state, b.state):
+            out += _side_by_side("*", la, lb, column)
+    return out
+
+
+def _state_differences(left: dict[str, Any], right: dict[str, Any]) -> list[tuple[str, str]]:
+    """The keys whose values differ, as ``key: value`` in JSON's notation; units one by one."""
+    rows = []
+    for key in _keys(left, right):
+        if key == "units":
+            rows += _state_differences(
+                {f"units.{u}": v for u, v in left.get(key, {}).items()},
+                {f"units.{u}": v for u, v in right.get(key, {}).items()},
+            )
+        elif left.get(key, _ABSENT) != right.get(key, _ABSENT):
+            rows.append((_entry(key, left), _entry(key, right)))
+    return rows
+
+
+def _keys(left: dict[str, Any], right: dict[str, Any]) -> list[str]:
+    """The keys of both, in the left's order, then the right's own."""
+    return list(left) + [key for key in right if key not in left]
+
+
+def _entry(key: str, state: dict[str, Any]) -> str:
+    # runner's notation for values, so that compare shows them as `riftchart run` does
+    return f"{key}: {show_value(state[key])}" if key in state else f"{key}: absent"
 
 
 def _aligned(left: list[str], right: list[str]) -> list[tuple[str, str, str]]:
@@ -85,16 +236,26 @@ def _aligned(left: list[str], right: list[str]) -> list[tuple[str, str, str]]:
 
 
 def _side_by_side(mark: str, left: str, right: str, width: int) -> list[str]:
-    lcol = textwrap.wrap(left, width) or [""]
-    rcol = textwrap.wrap(right, width) or [""]
+    lcol = _wrap(left, width)
+    rcol = _wrap(right, width)
     return [f"{mark} {a:<{width}} | {b}" for a, b in zip_longest(lcol, rcol, fillvalue="")]
 
 
-def main(path: str, out: TextIO, err: TextIO, width: int = 60) -> int:
+# --- the command ---------------------------------------------------------------------------
+
+
+def main(path: str, out: TextIO, err: TextIO, width: int | None = None) -> int:
+    """`riftchart compare FILE`; ``width`` None fits the terminal. A bad width or file is one
+    line on ``err`` and exit code 2."""
+    try:
+        column = column_width(width)
+    except ValueError as error:  # checked before the file is run: it may take a while
+        err.write(f"riftchart compare: --width: {error}\n")
+        return INVALID
     try:
         comparison = compare(path)
     except ScenarioError as error:
         err.write(f"{error}\n")
         return INVALID
-    out.write(format_comparison(comparison, width))
+    out.write(format_comparison(comparison, column))
     return OK

@@ -14,7 +14,7 @@ from .errors import IllegalAction, ScenarioError, one_line
 from .game import Game
 from .runtime import Runtime
 from .scenario import Scenario, Step, load_scenario
-from .streams import Output, output_lost, writing
+from .streams import Output, output_lost
 from .view import ABSENT, differences
 
 OK, FAILED, INVALID = 0, 1, 2
@@ -108,9 +108,9 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
         found = differences(step.args, game.view())
         if found:
             return [], "; ".join(
-                f"{path}: expected {_show(want)}, " + (
+                f"{path}: expected {show_value(want)}, " + (
                     f"actual: absent (the state has no {path})" if got is ABSENT
-                    else f"actual {_show(got)}")
+                    else f"actual {show_value(got)}")
                 for path, want, got in found)
         return [], None
     if step.kind == "expect_error":
@@ -129,7 +129,7 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
         return [], f"{step.kind} was refused: {refused}"
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
     # JSON's notation, with every character as it is: the trace is text for people
     return json.dumps(value, sort_keys=False, ensure_ascii=False)
 
@@ -143,12 +143,12 @@ def describe(do: dict[str, Any] | None) -> str:
         return "setup"
     ((kind, body),) = do.items()
     if kind == "expect":
-        return "expect " + ", ".join(f"{k}={_show(v)}" for k, v in body.items())
+        return "expect " + ", ".join(f"{k}={show_value(v)}" for k, v in body.items())
     if kind == "expect_error":
         return "expect refused: " + describe(body)
     if isinstance(body, str):
         return f"{kind} {body}"
-    return f"{kind} " + " ".join(f"{k}={_show(v)}" for k, v in body.items())
+    return f"{kind} " + " ".join(f"{k}={show_value(v)}" for k, v in body.items())
 
 
 def print_text(result: RunResult, out: TextIO) -> None:
@@ -189,17 +189,18 @@ def run_files(
     """Run several files; each stops at its first failure; the exit code is the highest.
 
     With ``diagrams_dir``, each file also gets its lit charts and a step-through page there,
-    named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run). A
-    page that cannot be written is one line on ``err`` and exit code 2; the trace is printed
-    first. If the reader of ``out`` goes away (``| head``), the rest runs without printing,
-    so that the exit code is still the highest of all files. Output that cannot be written
-    (a full disk, a closed stdout) is one line on ``err``; the rest runs without printing, and
-    the exit code is 2. An ``err`` that cannot be written loses only its own lines: ``out``
-    keeps its output and the exit code is what the files decided (D32).
+    named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run, with
+    a line on ``err`` that says whose page it is; the layout is in ``engine.stepthrough``). A
+    page that cannot be written is one line on ``err``, naming the path, and exit code 2; the
+    trace is printed first. If the reader of ``out`` goes away (``| head``), the rest runs
+    without printing, so that the exit code is still the highest of all files. Output that
+    cannot be written (a full disk, a closed stdout) is one line on ``err``; the rest runs
+    without printing, and the exit code is 2. An ``err`` that cannot be written loses only its
+    own lines: ``out`` keeps its output and the exit code is what the files decided (D32).
     """
     out, err = Output.of(out), Output.of(err)
     code = OK
-    pages: list[str] = []
+    pages: set[str] = set()
     for path in paths:
         result = run_file(path, rules=rules)
         _report(result, out, err, as_json, with_trace)
@@ -207,9 +208,12 @@ def run_files(
             code = INVALID
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
-            page = _page_name(Path(result.path).stem or "scenario", pages)
-            if not _write_page(result, diagrams_dir, page, err):
+            stem = Path(result.path).stem
+            page = _page_name(stem or "scenario", pages)
+            if not _write_page(result, diagrams_dir, page, err, command):
                 code = INVALID
+            elif page != stem:
+                _say_whose_page(result.path, diagrams_dir / f"{page}.html", err, command)
     return code
 
 
@@ -230,23 +234,46 @@ def _report(result: RunResult, out: Output, err: Output, as_json: bool,
     err.flush()
 
 
-def _page_name(stem: str, taken: list[str]) -> str:
-    """``stem``, or ``stem-N`` if an earlier file of the run had the same name."""
+def _page_name(stem: str, taken: set[str]) -> str:
+    """``stem``, or else ``stem-2``, ``stem-3``...: the first name whose page (``NAME.html``)
+    and folder (``NAME``) no earlier file of the run has, which ``taken`` records. Names are
+    compared ignoring case: on macOS and Windows ``Same`` and ``same`` are one file."""
+
+    def files(name: str) -> set[str]:
+        return {name.casefold(), f"{name}.html".casefold()}
+
     name, n = stem, 1
-    while name in taken:
+    while files(name) & taken:
         n += 1
         name = f"{stem}-{n}"
-    taken.append(name)
+    taken |= files(name)
     return name
 
 
-def _write_page(result: RunResult, folder: Path, name: str, err: TextIO) -> bool:
+def _say_whose_page(path: str, page: Path, err: TextIO, command: str) -> None:
+    # a page not named after its file would otherwise be a guess (stdout is the trace's)
+    err.write(one_line(f"riftchart {command}: {path}: its page is {page}") + "\n")
+    err.flush()
+
+
+def _write_page(result: RunResult, folder: Path, name: str, err: TextIO, command: str) -> bool:
+    """Write the page and charts of ``result``; if they cannot be written, one line on
+    ``err`` that names the path which could not be written, and why, and False."""
+    import graphviz
+
     from . import stepthrough
 
-    written = writing(lambda: stepthrough.write_lit_run(result, folder, name), err,
-                      command="run", where=f"diagrams to {folder}",
-                      no_dot="--diagrams needs Graphviz's `dot`: install graphviz")
-    return written is not None
+    try:
+        stepthrough.write_lit_run(result, folder, name)
+    except OSError as error:
+        where = folder if error.filename is None else os.fsdecode(error.filename)
+        err.write(one_line(f"riftchart {command}: cannot write diagrams to {where}: "
+                           f"{error.strerror or error}") + "\n")
+        return False
+    except graphviz.ExecutableNotFound:
+        err.write(f"riftchart {command}: --diagrams needs Graphviz's `dot`: install graphviz\n")
+        return False
+    return True
 
 
 def bundled_scenarios() -> list[Path]:

@@ -2,9 +2,27 @@
 
 :func:`write_lit_run` writes, for every step of a run, each chart (every battlefield's, and
 the small focus, priority, scheduler and turn charts) with its active states lit and the
-transitions just taken marked, as ``<out>/<stem>/step-NNN-<chart>.svg``; and one
-self-contained page ``<out>/<stem>.html`` that steps through the run: no network, the CSS,
-the script and the SVGs inline.
+transitions just taken marked, and one self-contained page that steps through the run: no
+network, the CSS, the script and the SVGs inline.
+
+Layout. For a scenario file ``NAME.yaml`` and ``--diagrams DIR``, the page is
+``DIR/NAME.html`` and the lit charts are ``DIR/NAME/step-NNN-CHART.svg``: ``NNN`` the step
+number with three digits at least (``000`` is the setup), ``CHART`` the chart:
+``battlefield-ID`` for each battlefield, then ``focus``, ``priority``, ``scheduler`` and
+``turn``. In a battlefield id, every character but ASCII letters, digits, ``_`` and ``-`` is
+written as ``~`` and its UTF-8 bytes in hex (``battlefield:A/1`` -> ``battlefield-A~2F1``), so
+a file name never leaves its folder and two ids never share one. When files of one run share a
+name (``a/same.yaml``, ``b/same.yaml``), the later ones get ``NAME-2``, ``NAME-3``... (the
+first name whose page and folder no earlier file of the run uses, ignoring case, as some file
+systems do), and one line on stderr says which page is whose:
+``riftchart run: b/same.yaml: its page is DIR/same-2.html``. ``step-*.svg`` files in
+``DIR/NAME/`` that the run did not write (from a longer earlier run) are removed; nothing else
+there is touched.
+
+Failure. Everything is drawn before anything is written, and the paths are checked first (a
+file where the folder goes, a folder where a file goes), so a missing Graphviz or a clash
+writes nothing; a write that still fails halfway (a full disk) removes the files and folders
+that it made itself, and only those. The error names the path that could not be written.
 
 Safety. Everything a scenario file can put in the page (its name, ids, display names, trace
 lines, state values) goes through :func:`html.escape` here, on the server side; the page's
@@ -14,6 +32,10 @@ are drawn from state ids, events and rule citations of the chart definitions onl
 defence, the page's Content-Security-Policy allows no network at all and only the one script
 and style block whose hashes it names, so even a mistake in escaping could not run code.
 
+Access. The lit states are not told by colour alone: each step's text lists every chart's
+active states in words, by the names the charts show, and each chart picture is described by
+its line there. The pictures can be reached with Tab and zoomed with Enter or Space.
+
 Determinism. The same run gives the same bytes: charts in a fixed order, states in document
 order, no time stamps, and the Graphviz version comment dropped from the inlined SVGs.
 """
@@ -21,8 +43,11 @@ order, no time stamps, and the Graphviz version comment dropped from the inlined
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
 import hashlib
 import html
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,6 +83,27 @@ class LitChart:
         """The active states in document order (outermost first), for reading."""
         states = compiled(self.chart).states
         return sorted(self.active, key=lambda s: states[s].order if s in states else len(states))
+
+    @property
+    def active_names(self) -> list[str]:
+        """The active innermost states in document order, each named with the states it is
+        in, by the ids the chart shows: ``contest.showdown.non_combat``. A chart's lone top
+        state (``battlefield``) is left out: it is always active, so it says nothing."""
+        chart = compiled(self.chart)
+        always = set(chart.root_ids) if len(chart.root_ids) == 1 else set()
+        names = []
+        for state in self.active_in_order:
+            if state not in chart.states:
+                names.append(state)  # not in the chart's tables: shown as it is
+            elif chart.states[state].kind == "atomic":
+                path = [s for s in reversed(chart.ancestors(state)) if s not in always]
+                names.append(".".join(path or [state]))
+        return names
+
+    @property
+    def caption(self) -> str:
+        """The chart as the page names it: ``battlefield A``, ``focus``."""
+        return self.key.replace(":", " ", 1)
 
     @property
     def taken_in_order(self) -> list[Transition]:
@@ -114,28 +160,110 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     """Write the lit charts of every step and the step-through page of ``result``.
 
     Writes ``<out_dir>/<stem>/step-NNN-<chart>.svg`` for every step and chart (``<chart>``
-    is the chart key with ``:`` replaced, e.g. ``battlefield-A``) and ``<out_dir>/<stem>.html``,
-    ``<stem>`` being ``name`` or else the scenario file's name without its suffix. Older
-    ``step-*.svg`` files in ``<out_dir>/<stem>/`` (from a longer earlier run) are removed.
-    Returns the paths written, sorted.
+    is the chart key made a file name by :func:`file_key`, e.g. ``battlefield-A``) and
+    ``<out_dir>/<stem>.html``, ``<stem>`` being ``name`` or else the scenario file's name
+    without its suffix. Older ``step-*.svg`` files in ``<out_dir>/<stem>/`` (from a longer
+    earlier run) are removed. Returns the paths written, sorted.
+
+    Raises ``OSError`` (its ``filename`` the path that could not be written) with nothing
+    written when a path is taken by the wrong kind of thing; a write that fails later takes
+    back the files and folders it made. Raises ``graphviz.ExecutableNotFound``, with nothing
+    written, without Graphviz.
     """
     out = Path(out_dir)
     stem = name or Path(result.path).stem or "scenario"
     folder = out / stem
-    folder.mkdir(parents=True, exist_ok=True)
-    frames = [lit_charts(record) for record in result.steps]
-    written: list[Path] = []
-    for record, charts in zip(result.steps, frames, strict=True):
-        for lit in charts:
-            path = folder / f"step-{record.index:03d}-{file_key(lit.key)}.svg"
-            _write_text(path, lit.svg())
-            written.append(path)
-    for stale in sorted(set(folder.glob("step-*.svg")) - set(written)):
-        stale.unlink()
     page = out / f"{stem}.html"
-    _write_text(page, render_page(result, frames))
-    written.append(page)
-    return sorted(written)
+    # drawn before anything is written: without Graphviz, no empty folder is left behind
+    frames = [lit_charts(record) for record in result.steps]
+    svgs = {
+        folder / f"step-{record.index:03d}-{file_key(lit.key)}.svg": lit.svg()
+        for record, charts in zip(result.steps, frames, strict=True)
+        for lit in charts
+    }
+    text = render_page(result, frames)
+    _check_writable(folder, [*svgs, page])
+    made = _Made()
+    try:
+        made.folder(folder)
+        for path, svg in svgs.items():
+            made.file(path, svg)
+        made.file(page, text)
+    except BaseException:
+        # Ctrl-C too: what this run made for the page goes with it, what was there stays
+        made.undo()
+        raise
+    _remove_stale(folder, set(svgs))
+    return sorted([*svgs, page])
+
+
+def _check_writable(folder: Path, files: Iterable[Path]) -> None:
+    """Refuse, before anything is written, what would stop the writing halfway: something
+    other than a folder where ``folder`` (or a folder above it) must be, something other
+    than a plain file where one of ``files`` goes, or a place that may not be written. The
+    ``OSError`` names the path and says why in plain words."""
+    place = _first_existing(folder)
+    if not place.is_dir():
+        why = "it is a file, not a folder" if place.is_file() else "it is not a folder"
+        raise OSError(errno.ENOTDIR, why, str(place))
+    if not os.access(place, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(place))
+    for path in files:
+        if not (path.exists() or path.is_symlink()):
+            continue
+        if not path.is_file():
+            why = "it is a folder, not a file" if path.is_dir() else "it is not a plain file"
+            raise OSError(errno.EISDIR if path.is_dir() else errno.EINVAL, why, str(path))
+        if not os.access(path, os.W_OK):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+
+def _first_existing(path: Path) -> Path:
+    """``path`` or the nearest folder above it that is there (a dangling link counts)."""
+    for candidate in (path, *path.parents):
+        if candidate.exists() or candidate.is_symlink():
+            return candidate
+    return Path(path.anchor or ".")
+
+
+class _Made:
+    """The folders and files a write made that were not there before: if the write cannot
+    finish, it takes back those, and never anything that was there already."""
+
+    def __init__(self) -> None:
+        self._paths: list[Path] = []  # in the order made: a folder before what is in it
+
+    def folder(self, path: Path) -> None:
+        missing = []
+        for candidate in (path, *path.parents):
+            if candidate.exists() or candidate.is_symlink():
+                break
+            missing.append(candidate)
+        for candidate in reversed(missing):  # the outermost first
+            candidate.mkdir()
+            self._paths.append(candidate)
+
+    def file(self, path: Path, text: str) -> None:
+        if not (path.exists() or path.is_symlink()):
+            # noted before writing: a write that fails halfway leaves a file too
+            self._paths.append(path)
+        _write_text(path, text)
+
+    def undo(self) -> None:
+        for path in reversed(self._paths):  # what is inside a folder before the folder
+            # a folder someone has put something in since stays: rmdir only takes empty ones
+            with contextlib.suppress(OSError):
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()
+                else:
+                    path.unlink()
+
+
+def _remove_stale(folder: Path, written: set[Path]) -> None:
+    """Remove the step pictures of an earlier, longer run, which this page does not show."""
+    for stale in sorted(set(folder.glob("step-*.svg")) - written):
+        if stale.is_file() or stale.is_symlink():
+            stale.unlink()
 
 
 def file_key(key: str) -> str:
@@ -171,8 +299,10 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
     ``frames`` are the lit charts of each step (computed from ``result`` when not given).
     Each step is a ``<section class="step" data-step="N">``; each chart in it a
     ``<figure class="chart" data-chart="KEY" data-active="..." data-taken="...">`` whose
-    ``data-active`` lists the chart's active states in document order. Only the shown
-    step is not ``hidden``; ``#step-label`` reads "Step N of M".
+    ``data-active`` lists the chart's active states in document order; it can be focused
+    (``tabindex="0"``) and is described (``aria-describedby``) by its line in the step's
+    ``<ul class="active">``, which names its active states in words. Only the shown step is
+    not ``hidden``; ``#step-label`` reads "Step N of M".
     """
     if frames is None:
         frames = [lit_charts(record) for record in result.steps]
@@ -206,7 +336,8 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
         f'<span id="step-label" aria-live="polite">Step 0 of {last}</span>',
         f'<button type="button" id="next"{" disabled" if len(result.steps) < 2 else ""}>'
         "next \u2192</button>",
-        '<span class="hint">Left/Right arrow keys step; click a chart to zoom</span>',
+        '<span class="hint" id="zoom-hint">Left/Right arrow keys step; click a chart, or Tab '
+        "to it and press Enter, to zoom</span>",
         "</div>",
         "</header>",
         '<div id="layout">',
@@ -296,25 +427,49 @@ def _step_section(
         _trace_html(record.lines, setup=record.do is None),
         "<h3>Transitions taken</h3>",
         _taken_html(record.taken),
+        "<h3>Active states</h3>",
+        _active_html(charts, position),
         "<h3>State</h3>",
         _state_html(record.state, previous),
         "</div>",
         '<div class="charts">',
     ]
-    for lit in charts:
-        number = pictures.number(lit.svg())
-        kind_class = "battlefield" if lit.chart == "battlefield" else "small"
-        parts.append(
-            f'<figure class="chart {kind_class}" data-chart="{_e(lit.key)}" '
-            f'data-active="{_e(" ".join(lit.active_in_order))}" '
-            f'data-taken="{_e(" | ".join(transition_label(t) for t in lit.taken_in_order))}" '
-            f'data-svg="{number}">'
-            f"<figcaption>{_e(lit.key.replace(':', ' '))}</figcaption>"
-            + (inline_svg(lit.svg()) if inline else "")
-            + "</figure>"
-        )
+    for number, lit in enumerate(charts):
+        parts.append(_figure_html(lit, pictures, _active_id(position, number), inline=inline))
     parts += ["</div>", "</section>"]
     return "\n".join(part for part in parts if part)
+
+
+def _figure_html(lit: LitChart, pictures: _Pictures, described_by: str, *, inline: bool) -> str:
+    # focusable, so that a keyboard can reach and zoom it too; described by the words that
+    # list its lit states, for whoever cannot tell them by the colour
+    kind_class = "battlefield" if lit.chart == "battlefield" else "small"
+    return (
+        f'<figure class="chart {kind_class}" data-chart="{_e(lit.key)}" '
+        f'data-active="{_e(" ".join(lit.active_in_order))}" '
+        f'data-taken="{_e(" | ".join(transition_label(t) for t in lit.taken_in_order))}" '
+        f'data-svg="{pictures.number(lit.svg())}" tabindex="0" '
+        f'aria-describedby="{described_by} zoom-hint">'
+        f"<figcaption>{_e(lit.caption)}</figcaption>"
+        + (inline_svg(lit.svg()) if inline else "")
+        + "</figure>"
+    )
+
+
+def _active_id(position: int, number: int) -> str:
+    return f"active-{position}-{number}"
+
+
+def _active_html(charts: Sequence[LitChart], position: int) -> str:
+    """Every chart's active states in words, one line a chart, in the order the pictures
+    are shown: the pictures tell them by colour only."""
+    items = [
+        f'<li id="{_active_id(position, number)}"><span class="chart-name">{_e(lit.caption)}'
+        "</span>: " + ", ".join(f"<code>{_e(name)}</code>" for name in lit.active_names)
+        + "</li>"
+        for number, lit in enumerate(charts)
+    ]
+    return f'<ul class="active">{"".join(items)}</ul>'
 
 
 _CITATION = re.compile(r"\A(?P<text>.*) \((?P<rule>[^()]*)\)\Z", re.DOTALL)
@@ -361,7 +516,9 @@ def _state_html(state: Mapping[str, Any], previous: Mapping[str, Any] | None) ->
         # a value that differs from the previous step's is marked, to spot what a step did
         changed = previous is not None and previous.get(key, _MISSING) != value
         mark = ' class="changed"' if changed else ""
-        rows.append(f"<tr{mark}><th>{_e(key)}</th><td>{_value_html(value)}</td></tr>")
+        # said in words as well as by the colour
+        said = ' <span class="mark">(changed)</span>' if changed else ""
+        rows.append(f"<tr{mark}><th>{_e(key)}{said}</th><td>{_value_html(value)}</td></tr>")
     return f'<table class="state">{"".join(rows)}</table>'
 
 
@@ -448,7 +605,7 @@ h3 { font-size: .95rem; margin: 1rem 0 .3rem; color: #555; }
 #controls { display: flex; gap: .8rem; align-items: center; }
 #controls button { font: inherit; padding: .25rem .8rem; cursor: pointer; }
 #step-label { font-weight: bold; min-width: 8rem; text-align: center; }
-.hint { color: #888; font-size: .85rem; }
+.hint { color: #666; font-size: .85rem; }
 #layout { display: grid; grid-template-columns: 14rem 1fr; }
 nav { padding: .6rem; border-right: 1px solid var(--line); background: #fff;
   position: sticky; top: 6.5rem; align-self: start; max-height: calc(100vh - 7rem);
@@ -471,7 +628,7 @@ section.step[hidden] { display: none; }
 .rule { color: #1a5fb4; white-space: nowrap; }
 .taken { margin: 0; padding-left: 1.6rem; }
 .taken code { color: var(--taken); }
-.none { color: #888; margin: 0; }
+.none { color: #666; margin: 0; }
 table { border-collapse: collapse; }
 table.state { width: 100%; }
 th, td { border: 1px solid var(--line); padding: .1rem .35rem; text-align: left;
@@ -479,7 +636,11 @@ th, td { border: 1px solid var(--line); padding: .1rem .35rem; text-align: left;
 th { background: #f3f3f3; font-weight: 600; }
 tr.changed > th { background: var(--lit); }
 tr.changed > td { background: #fff8e1; }
-.null { color: #999; }
+.mark { font-weight: normal; font-size: .8rem; color: #555; }
+.active { margin: 0; padding-left: 1.2rem; }
+.active li { margin: .1rem 0; }
+.chart-name { font-weight: 600; }
+.null { color: #666; }
 .item { display: inline-block; border: 1px solid var(--line); border-radius: 3px;
   padding: 0 .3rem; margin: 0 .2rem .1rem 0; background: #fff; }
 .charts { display: flex; flex-wrap: wrap; gap: .6rem; align-content: flex-start; min-width: 0; }
@@ -491,6 +652,9 @@ figure.small { flex: 1 1 14rem; }
 figure.chart svg { display: block; width: auto; max-width: 100%; height: auto; }
 figure.chart.zoomed { cursor: zoom-out; max-height: 80vh; }
 figure.chart.zoomed svg { max-width: none; }
+/* where the keyboard is must show, on the pictures as on the buttons */
+figure.chart:focus-visible, button:focus-visible { outline: 3px solid #1a5fb4;
+  outline-offset: 2px; }
 figcaption { font-weight: bold; font-size: .85rem; margin-bottom: .2rem; }
 @media (max-width: 60rem) {
   #layout, section.step { grid-template-columns: 1fr; }
@@ -519,9 +683,21 @@ _JS = """
     });
   }
 
+  // the figure of the same chart in another step, so a keyboard on a chart stays on it
+  function sameChart(section, figure) {
+    var chart = figure.getAttribute("data-chart");
+    var found = null;
+    section.querySelectorAll("figure.chart").forEach(function (candidate) {
+      if (!found && candidate.getAttribute("data-chart") === chart) { found = candidate; }
+    });
+    return found;
+  }
+
   function show(index) {
     if (last < 0) { return; }
     index = Math.max(0, Math.min(last, index));
+    var focused = document.activeElement;
+    var onChart = focused && focused.matches && focused.matches("figure.chart");
     sections[current].hidden = true;
     navButtons[current].removeAttribute("aria-current");
     current = index;
@@ -533,6 +709,10 @@ _JS = """
     prev.disabled = current === 0;
     next.disabled = current === last;
     document.body.setAttribute("data-current", String(current));
+    if (onChart) {
+      var again = sameChart(sections[current], focused);
+      if (again) { again.focus(); }
+    }
     if (location.hash !== "#step-" + current) {
       // remember the step in the address, so a reload or a shared link opens it
       try { history.replaceState(null, "", "#step-" + current); } catch (ignored) { }
@@ -555,9 +735,18 @@ _JS = """
     else { return; }
     event.preventDefault();
   });
-  document.querySelector("main").addEventListener("click", function (event) {
+  var main = document.querySelector("main");
+  main.addEventListener("click", function (event) {
     var figure = event.target.closest("figure.chart");
     if (figure) { figure.classList.toggle("zoomed"); }
+  });
+  // Enter or Space on a focused chart zooms it, as a click does
+  main.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) { return; }
+    if (event.key !== "Enter" && event.key !== " ") { return; }
+    if (!event.target.matches("figure.chart")) { return; }
+    event.target.classList.toggle("zoomed");
+    event.preventDefault();  // Space would scroll the page too
   });
 
   function fromAddress() {

@@ -143,6 +143,53 @@ def test_each_step_lists_its_lit_states(tmp_path: Path) -> None:
     assert "showdown" in active[1].split() and "contested" in active[1].split()
 
 
+def _sections(page: str) -> list[str]:
+    return re.findall(r'<section class="step".*?</section>', page, re.DOTALL)
+
+
+def test_each_step_names_its_active_states_in_words_not_by_colour_alone(tmp_path: Path) -> None:
+    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
+    page = stepthrough.render_page(result)
+    sections = _sections(page)
+    assert len(sections) == len(result.steps)
+
+    def words(section: str) -> dict[str, list[str]]:
+        """The step's list of active states, as a reader reads it: chart -> states."""
+        (listed,) = re.findall(r'<ul class="active">(.*?)</ul>', section)
+        lines = re.findall(r'<li id="[^"]+"><span class="chart-name">([^<]*)</span>: (.*?)</li>',
+                           listed)
+        return {chart: re.findall(r"<code>([^<]*)</code>", states) for chart, states in lines}
+
+    setup, opened = words(sections[0]), words(sections[1])
+    # every chart, in the order the pictures are shown, named as the page captions them
+    assert list(setup) == ["battlefield A", "battlefield B", "focus", "priority", "scheduler",
+                           "turn"]
+    # the innermost states, named by the state ids the chart shows, within their regions
+    assert setup["battlefield A"] == [
+        "control.uncontrolled", "contest_status.uncontested", "contest.neutral",
+        "showdown_staging.showdown_unstaged", "combat_staging.combat_unstaged", "chain.open"]
+    assert "contest.showdown.non_combat" in opened["battlefield A"]
+    assert "contest_status.contested" in opened["battlefield A"]
+    assert setup["focus"] == ["nobody"] and opened["focus"] == ["holding"]
+    # every picture can be focused and is described by its chart's line
+    for section in sections:
+        figures = re.findall(r'<figure class="chart[^>]*>', section)
+        assert len(figures) == 6
+        for figure in figures:
+            assert 'tabindex="0"' in figure
+            (described,) = re.findall(r'aria-describedby="([^"]*)"', figure)
+            first, hint = described.split()
+            assert f'<li id="{first}">' in section and hint == "zoom-hint"
+    assert page.count('id="zoom-hint"') == 1
+    # a state value that the step changed is said to have changed, besides its colour
+    changed = re.findall(r'<tr class="changed"><th>([^<]*) <span class="mark">\(changed\)',
+                         sections[1])
+    assert "focus" in changed and len(changed) == sections[1].count('<tr class="changed">')
+    assert "(changed)" not in sections[0]
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids))  # ids are unique in the page
+
+
 def test_only_the_transition_taken_is_lit_not_its_look_alikes(tmp_path: Path) -> None:
     """The scheduler's open_contest has two transitions with the same source, target and rule
     (a Showdown or a Combat qualifies): opening a Showdown lights the first only."""
@@ -178,7 +225,129 @@ def test_a_page_that_cannot_be_written_is_one_line_after_the_trace(tmp_path: Pat
     code = runner.run_files([_scenario(tmp_path, "s", "Showdown")], out, err,
                             diagrams_dir=blocker)
     assert code == 2 and "PASS" in out.getvalue()
-    assert err.getvalue().count("\n") == 1 and "cannot write diagrams" in err.getvalue()
+    assert err.getvalue() == f"riftchart run: cannot write diagrams to {blocker}: it is a file, " \
+        "not a folder\n"
+
+
+def _tree(folder: Path) -> dict[str, bytes | None]:
+    """Every file (with its bytes) and folder (None) under ``folder``."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize(
+    ("clash", "made", "why"),
+    [
+        # the folder of the step charts is a file
+        ("o/s", "file", "it is a file, not a folder"),
+        # the page is a folder
+        ("o/s.html", "folder", "it is a folder, not a file"),
+        # one step chart is a folder, among older step charts that are files
+        ("o/s/step-001-focus.svg", "folder", "it is a folder, not a file"),
+    ],
+)
+def test_an_error_names_the_path_in_the_way_and_writes_nothing(
+    tmp_path: Path, clash: str, made: str, why: str
+) -> None:
+    from engine import runner
+
+    path = _scenario(tmp_path, "s", "Showdown")
+    out_dir = tmp_path / "o"
+    out_dir.mkdir()
+    (out_dir / "mine.txt").write_text("the user's", encoding="utf-8")
+    if clash.startswith("o/s/"):
+        (out_dir / "s").mkdir()
+        (out_dir / "s" / "step-000-focus.svg").write_text("an older run", encoding="utf-8")
+    blocker = tmp_path / clash
+    if made == "file":
+        blocker.write_text("in the way", encoding="utf-8")
+    else:
+        blocker.mkdir()
+    before = _tree(out_dir)
+
+    out, err = io.StringIO(), io.StringIO()
+    assert runner.run_files([path], out, err, diagrams_dir=out_dir) == 2
+    assert err.getvalue() == f"riftchart run: cannot write diagrams to {blocker}: {why}\n"
+    assert "PASS" in out.getvalue()
+    assert _tree(out_dir) == before  # no half-written page, nothing of the user's touched
+
+
+def test_without_graphviz_no_folder_is_left_behind(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "s", "Showdown")
+    there = tmp_path / "there"
+    there.mkdir()
+    for out_dir, left in ((tmp_path / "new" / "deeper", tmp_path / "new"), (there, there)):
+        done = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "run", str(path), "--diagrams", str(out_dir)],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "PATH": str(tmp_path / "no-dot-here")},
+        )
+        assert done.returncode == 2 and "PASS" in done.stdout
+        assert done.stderr == ("riftchart run: --diagrams needs Graphviz's `dot`: "
+                               "install graphviz\n")
+        # a folder the user made stays; one that the run would have made is not made
+        assert left.exists() == (left == there)
+        assert not any(there.iterdir())
+
+
+def test_a_write_that_fails_halfway_takes_back_only_what_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _run(_scenario(tmp_path, "s", "Showdown"))
+    mine = tmp_path / "o" / "s" / "notes.txt"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("mine", encoding="utf-8")
+    write_text = stepthrough._write_text
+
+    def full_disk_at_the_page(path: Path, text: str) -> None:
+        if path.suffix == ".html":
+            path.write_text(text[:10], encoding="utf-8")  # half written, then the disk is full
+            raise OSError(28, "No space left on device", str(path))
+        write_text(path, text)
+
+    monkeypatch.setattr(stepthrough, "_write_text", full_disk_at_the_page)
+    with pytest.raises(OSError) as raised:
+        stepthrough.write_lit_run(result, tmp_path / "o")
+    assert raised.value.filename == str(tmp_path / "o" / "s.html")
+    assert _tree(tmp_path / "o") == {"s": None, "s/notes.txt": b"mine"}
+
+    # in a folder that was not there, nothing at all is left
+    with pytest.raises(OSError):
+        stepthrough.write_lit_run(result, tmp_path / "new" / "o")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_page_not_named_after_its_file_says_whose_it_is(tmp_path: Path) -> None:
+    for folder in ("a", "b", "c"):
+        (tmp_path / folder).mkdir()
+    paths = [_scenario(tmp_path / "a", "same", "First"),
+             _scenario(tmp_path / "b", "same", "Second"),
+             _scenario(tmp_path / "c", "same-2", "Third")]
+    args = [sys.executable, "-m", "engine.cli", "run", *(str(p.relative_to(tmp_path))
+                                                          for p in paths)]
+    plain = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run([*args, "--diagrams", "o"], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout == plain.stdout  # stdout is the contract's: nothing added there
+    assert done.stderr == (
+        "riftchart run: b/same.yaml: its page is o/same-2.html\n"
+        "riftchart run: c/same-2.yaml: its page is o/same-2-2.html\n"
+    )
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "o").glob("*.html")}
+    assert sorted(pages) == ["same-2-2.html", "same-2.html", "same.html"]
+    assert "<h1>Second</h1>" in pages["same-2.html"]
+    assert "<h1>Third</h1>" in pages["same-2-2.html"]
+
+
+def test_page_names_differ_where_a_file_system_would_take_them_for_one() -> None:
+    from engine import runner
+
+    taken: set[str] = set()
+    names = [runner._page_name(stem, taken) for stem in ("Same", "same", "x", "x.html")]
+    # ``Same`` and ``same`` are one file on macOS and Windows; ``x.html/``, the folder of the
+    # charts of x.html.yaml, would be the page of x.yaml
+    assert names == ["Same", "same-2", "x", "x.html-2"]
 
 
 def test_file_names_of_odd_battlefield_ids_stay_in_their_folder() -> None:
@@ -295,9 +464,9 @@ class Browser:
             raise AssertionError(f"{expression!r} threw {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def press(self, key: str, code: int) -> None:
+    def press(self, key: str, code: int, dom_code: str | None = None) -> None:
         for kind in ("rawKeyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key,
+            self.call("Input.dispatchKeyEvent", type=kind, key=key, code=dom_code or key,
                       windowsVirtualKeyCode=code, nativeVirtualKeyCode=code)
 
     def close(self) -> None:
@@ -416,4 +585,59 @@ def test_the_page_steps_in_a_browser_and_runs_nothing_from_the_scenario(
         and event["params"]["entry"]["level"] in ("error", "warning")
     ]
     assert problems == []
+
+
+_FOCUSED = """(() => {
+  const figure = document.activeElement;
+  const style = getComputedStyle(figure);
+  return {
+    chart: figure.matches("figure.chart") ? figure.getAttribute("data-chart") : null,
+    step: figure.closest("section.step") && figure.closest("section.step").dataset.step,
+    zoomed: figure.classList.contains("zoomed"),
+    outline: style.outlineStyle + " " + style.outlineWidth,
+    scrollY: window.scrollY,
+  };
+})()"""
+
+
+def test_the_charts_are_reached_and_zoomed_with_the_keyboard(
+    tmp_path: Path, browser: Browser
+) -> None:
+    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    page = (tmp_path / "out" / "showdown.html").resolve()
+    browser.call("Page.navigate", url=page.as_uri())
+    browser.wait_for("Page.loadEventFired")
+
+    # Tab goes through the buttons to the first chart: no mouse needed
+    for _ in range(len(result.steps) + 5):
+        browser.press("Tab", 9)
+        focused = browser.evaluate(_FOCUSED)
+        if focused["chart"]:
+            break
+    assert (focused["chart"], focused["step"]) == ("battlefield:A", "0")
+    # where the keyboard is shows
+    assert focused["outline"] == "solid 3px" and not focused["zoomed"]
+
+    browser.press("Enter", 13)
+    assert browser.evaluate(_FOCUSED)["zoomed"]
+    browser.press(" ", 32, "Space")
+    unzoomed = browser.evaluate(_FOCUSED)
+    assert not unzoomed["zoomed"]
+    assert unzoomed["scrollY"] == focused["scrollY"]  # Space zoomed, it did not scroll
+
+    # stepping on keeps the keyboard on the same chart, now the next step's
+    browser.press("ArrowRight", 39)
+    moved = browser.evaluate(_FOCUSED)
+    assert (moved["chart"], moved["step"]) == ("battlefield:A", "1")
+
+    # the lit states are in the text too, in words
+    text = browser.evaluate(
+        'document.querySelector("main > section.step:not([hidden]) .text").innerText')
+    assert "Active states" in text
+    assert "battlefield A: control.uncontrolled, contest_status.contested, " \
+        "contest.showdown.non_combat" in text
+    assert "focus: holding" in text
+    methods = [event.get("method") for event in browser.events]
+    assert "Runtime.exceptionThrown" not in methods
 

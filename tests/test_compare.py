@@ -1,0 +1,207 @@
+"""`riftchart compare`: the column width, how values are shown, and which steps are shown.
+
+The parting steps of the profile pairs are tested in test_profiles_and_multiplayer.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import compare as compare_module
+from engine.compare import compare, format_comparison
+from engine.scenario import load_scenario
+from tests.conftest import ROOT
+
+SCENARIO_DIR = ROOT / "scenarios"
+CONTROL_LOSS = SCENARIO_DIR / "220_profile_control_loss_seed.yaml"  # parts at step 8
+END_TURN_REFUSED = SCENARIO_DIR / "057_turn_end_turn_refused.yaml"  # no parting
+UNIT_LEAVES = SCENARIO_DIR / "241_ffa_conversion_applier_gone_non_controller_attacks.yaml"
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    # this interpreter's engine, with stdout a pipe: never a terminal
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=env)
+
+
+def _main(path: Path, width: int | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = compare_module.main(str(path), out, err, width=width)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _step_block(text: str, index: int) -> list[str]:
+    """The lines shown for one step after the parting, its header excluded."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"step {index}:"))
+    block = []
+    for line in lines[start + 1:]:
+        if line.startswith(("step ", "The profiles part")):
+            break
+        block.append(line)
+    return block
+
+
+def _columns(line: str, width: int) -> tuple[str, str]:
+    """The two columns of a side-by-side line, without their padding."""
+    return line[2:2 + width].rstrip(), line[2 + width + 3:]
+
+
+# --- 1. the width --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", ["0", "-5", "19", "1001", "99999999999"])
+def test_a_width_out_of_range_is_one_line_naming_the_range_and_exit_2(width):
+    done = _run("-m", "engine.cli", "compare", "--width", width, str(CONTROL_LOSS))
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("riftchart compare: --width: "), done.stderr
+    assert "20 to 1000" in done.stderr and width in done.stderr
+
+
+@pytest.mark.parametrize("width", [0, -5, 19, 1001, 10**11])
+def test_main_and_format_comparison_refuse_a_width_out_of_range(width):
+    code, out, err = _main(CONTROL_LOSS, width)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"riftchart compare: --width: a column is 20 to 1000 characters wide, not {width}\n")
+    with pytest.raises(ValueError, match="20 to 1000"):
+        format_comparison(compare(str(CONTROL_LOSS)), width)
+
+
+@pytest.mark.parametrize("width", [20, 1000])
+def test_the_widths_at_the_limits_are_allowed(width):
+    code, out, err = _main(CONTROL_LOSS, width)
+    assert (code, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) <= 2 * width + 5
+
+
+# --- 2. values in JSON's notation, units one by one ----------------------------------------
+
+
+def test_state_values_are_shown_in_json_notation():
+    text = format_comparison(compare(str(CONTROL_LOSS)), width=200)
+    rows = [_columns(line, 200) for line in _step_block(text, 8) if line.startswith("*")]
+    assert ('control: {"A": null}', 'control: {"A": "P1"}') in rows, rows
+    rows = [_columns(line, 200) for line in _step_block(text, 11) if line.startswith("*")]
+    assert ('focus: "P1"', "focus: null") in rows, rows
+    assert ('state: "showdown-open"', 'state: "neutral-open"') in rows, rows
+    # no Python notation anywhere
+    assert "None" not in text and "{'" not in text and "': " not in text
+
+
+def test_only_the_units_that_differ_are_shown_one_by_one():
+    comparison = compare(str(UNIT_LEAVES))
+    a, b = (next(r for r in run.steps if r.index == 14) for run in comparison.runs)
+    left, right = a.state["units"], b.state["units"]
+    differing = [u for u in left | right if left.get(u) != right.get(u)]
+    assert 0 < len(differing) < len(left | right)  # some units differ, not all
+
+    text = format_comparison(comparison, width=1000)
+    rows = [_columns(line, 1000) for line in _step_block(text, 14) if line.startswith("*")]
+    unit_rows = [row for row in rows if row[0].startswith("units") or row[1].startswith("units")]
+    expected = [
+        tuple(f"units.{u}: {json.dumps(units[u])}" if u in units else f"units.{u}: absent"
+              for units in (left, right))
+        for u in differing
+    ]
+    assert unit_rows == expected
+
+
+# --- 3. the default width fits the terminal ------------------------------------------------
+
+
+@pytest.mark.parametrize("columns", [60, 100, 300])
+def test_by_default_the_lines_fit_COLUMNS_header_included(monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = _main(CONTROL_LOSS)
+    assert code == 0
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert max(len(line) for line in lines) > columns - 10  # the width is used, not fixed
+    header = lines[: next(i for i, line in enumerate(lines) if line.startswith("Not compared"))]
+    assert header[0].startswith("== Profile seed, control loss")
+    assert header[-1].endswith("profile seed | profile cr-1.4")
+    assert " ".join(line.strip() for line in header).startswith("== " + load_scenario(
+        CONTROL_LOSS).name)
+
+
+def test_a_terminal_narrower_than_two_columns_gets_the_narrowest_columns(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "10")
+    code, out, _ = _main(CONTROL_LOSS)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) == 2 * 20 + 5
+
+
+def test_without_a_terminal_or_COLUMNS_the_output_is_80_wide_and_always_the_same():
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    program = ("import sys; from engine.compare import main; "
+               f"sys.exit(main({str(CONTROL_LOSS)!r}, sys.stdout, sys.stderr))")
+    first, again = (_run("-c", program, env=env) for _ in range(2))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == again.stdout
+    lines = first.stdout.splitlines()
+    assert 75 < max(len(line) for line in lines) <= 80
+    side_by_side = [line for line in lines if line[:2] in ("  ", "* ") and " | " in line]
+    assert side_by_side and all(line[39:42] == " | " for line in side_by_side)
+
+
+# --- 4. refused steps and expect steps are shown --------------------------------------------
+
+
+def _numbers_shown(text: str) -> set[int]:
+    shown: set[int] = set()
+    for line in text.splitlines():
+        if found := re.match(r"steps (\d+)-(\d+): identical$", line):
+            shown |= set(range(int(found[1]), int(found[2]) + 1))
+        elif found := re.match(r"step (\d+): ", line):
+            shown.add(int(found[1]))
+    return shown
+
+
+@pytest.mark.parametrize("path", [CONTROL_LOSS, END_TURN_REFUSED, UNIT_LEAVES],
+                         ids=lambda p: p.stem[:3])
+def test_every_step_number_is_shown_and_expect_steps_are_said_not_compared(path):
+    scenario = load_scenario(path)
+    text = format_comparison(compare(str(path)), width=100)
+    assert _numbers_shown(text) == set(range(1, len(scenario.steps) + 1))
+    expects = ", ".join(str(s.index) for s in scenario.steps if s.kind == "expect")
+    assert f"Not compared: the expect steps ({expects})" in text
+
+
+def test_an_expect_step_after_the_parting_is_said_not_compared():
+    text = format_comparison(compare(str(CONTROL_LOSS)), width=100)
+    assert "step 9: expect, not compared" in text.splitlines()
+    assert "step 12: expect, not compared" in text.splitlines()
+
+
+def test_a_step_refused_under_both_profiles_is_shown_with_the_reason(tmp_path):
+    # the control-loss pair, with a first step that both profiles refuse
+    source = CONTROL_LOSS.read_text(encoding="utf-8")
+    path = tmp_path / "refused_first.yaml"
+    path.write_text(source.replace("steps:\n", "steps:\n  - end_turn: P2\n", 1), encoding="utf-8")
+    text = format_comparison(compare(str(path)), width=100)
+    lines = text.splitlines()
+    at = lines.index("step 1: end_turn P2 (refused under both profiles)")
+    assert lines[at + 1].startswith("  refused: end_turn was refused: only the turn player")
+    assert lines[at + 2] == "steps 2-8: identical"
+    assert "The profiles part at step 9 (lines marked *)." in lines
+
+
+def test_an_expect_error_refused_under_both_profiles_is_shown_with_the_reason():
+    text = format_comparison(compare(str(END_TURN_REFUSED)), width=100)
+    lines = text.splitlines()
+    at = lines.index("step 1: expect refused: end_turn P2 (refused under both profiles)")
+    assert lines[at + 1].startswith("  refused as expected: only the turn player (P1)")
+    assert lines[at + 2] == "step 2: identical"
+    assert lines[-1] == "The two profiles give the same trace and the same states at every step."
