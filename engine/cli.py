@@ -34,6 +34,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err,
         as_json=args.json,
         with_trace=args.trace,
+        with_states=args.states,
         rules=args.rules,
         diagrams_dir=Path(args.diagrams) if args.diagrams else None,
     )
@@ -120,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object per step")
     run.add_argument("--trace", action="store_true",
                      help="with --json: each step's trace lines too, under \"trace\"")
+    run.add_argument("--states", action="store_true",
+                     help="every chart's active states after each step (with --json: under "
+                          "\"active\")")
     run.add_argument("--rules", choices=PROFILES, help="override the rules profile")
     run.add_argument(
         "--diagrams", metavar="DIR", help="write lit charts per step and a step-through page"

@@ -15,7 +15,7 @@ from .game import Game
 from .runtime import Runtime
 from .scenario import Scenario, Step, load_scenario
 from .streams import Output, output_lost
-from .view import ABSENT, differences
+from .view import ABSENT, active_states, differences
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -151,27 +151,44 @@ def describe(do: dict[str, Any] | None) -> str:
     return f"{kind} " + " ".join(f"{k}={show_value(v)}" for k, v in body.items())
 
 
-def print_text(result: RunResult, out: TextIO) -> None:
+def print_text(result: RunResult, out: TextIO, *, with_states: bool = False) -> None:
+    """The trace, step by step; ``with_states`` adds every chart's active states after the
+    setup and after each step."""
     # one line, whatever line breaks the name or the path hold
     out.write(one_line(f"== {result.name} ({result.path}) [rules: {result.rules}]") + "\n")
+    if with_states and result.steps:
+        out.write("setup:\n")
+        _print_states(result.steps[0], out)
     for rec in result.steps[1:]:
         out.write(f"step {rec.index}: {describe(rec.do)}\n")
         for line in rec.lines:
             out.write(f"  {line}\n")
+        if with_states:
+            _print_states(rec, out)
     if result.code == OK:
         out.write(f"PASS {one_line(result.path)}\n")
     else:
         out.write(f"FAIL {one_line(result.message)}\n")
 
 
-def print_json(result: RunResult, out: TextIO, *, with_trace: bool = False) -> None:
+def _print_states(rec: StepRecord, out: TextIO) -> None:
+    out.write("  active states:\n")
+    for key, names in active_states(rec.configs).items():
+        out.write(f"    {key.replace(':', ' ', 1)}: {', '.join(names)}\n")
+
+
+def print_json(result: RunResult, out: TextIO, *, with_trace: bool = False,
+               with_states: bool = False) -> None:
     """One object per step, step 0 the setup, with exactly the keys scenario-format.md names
-    (``file``, ``step``, ``do``, ``state``); ``with_trace`` adds the step's trace lines."""
+    (``file``, ``step``, ``do``, ``state``); ``with_trace`` adds the step's trace lines
+    (``trace``), ``with_states`` every chart's active states (``active``)."""
     for rec in result.steps:
         line: dict[str, Any] = {"file": result.path, "step": rec.index, "do": rec.do,
                                 "state": rec.state}
         if with_trace:
             line["trace"] = rec.lines
+        if with_states:
+            line["active"] = active_states(rec.configs)
         out.write(json.dumps(line, sort_keys=False) + "\n")
 
 
@@ -182,6 +199,7 @@ def run_files(
     *,
     as_json: bool = False,
     with_trace: bool = False,
+    with_states: bool = False,
     rules: str | None = None,
     diagrams_dir: Path | None = None,
     command: str = "run",
@@ -203,7 +221,7 @@ def run_files(
     pages: set[str] = set()
     for path in paths:
         result = run_file(path, rules=rules)
-        _report(result, out, err, as_json, with_trace)
+        _report(result, out, err, as_json, with_trace, with_states)
         if output_lost(out, err, command):
             code = INVALID
         code = max(code, result.code)
@@ -218,18 +236,18 @@ def run_files(
 
 
 def _report(result: RunResult, out: Output, err: Output, as_json: bool,
-            with_trace: bool) -> None:
+            with_trace: bool, with_states: bool) -> None:
     if result.code == INVALID:
         err.write(f"{result.message}\n")
     elif as_json:
-        print_json(result, out, with_trace=with_trace)
+        print_json(result, out, with_trace=with_trace, with_states=with_states)
         if result.code:
             out.flush()  # the steps first, for a reader of both streams (`2>&1`)
             if out.lost:  # the steps are lost: the run says that instead (D30)
                 return
             err.write(f"FAIL {one_line(result.message)}\n")
     else:
-        print_text(result, out)
+        print_text(result, out, with_states=with_states)
     out.flush()  # a reader that went away, or a full disk, is found here, not at exit
     err.flush()
 

@@ -60,6 +60,7 @@ from engine.diagrams import chart_dot, render_svg, transition_label
 from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
+from engine.view import active_state_names
 from statecharts import CHARTS
 
 #: The charts that every game has once, after its battlefields, in the order they are shown.
@@ -86,19 +87,8 @@ class LitChart:
 
     @property
     def active_names(self) -> list[str]:
-        """The active innermost states in document order, each named with the states it is
-        in, by the ids the chart shows: ``contest.showdown.non_combat``. A chart's lone top
-        state (``battlefield``) is left out: it is always active, so it says nothing."""
-        chart = compiled(self.chart)
-        always = set(chart.root_ids) if len(chart.root_ids) == 1 else set()
-        names = []
-        for state in self.active_in_order:
-            if state not in chart.states:
-                names.append(state)  # not in the chart's tables: shown as it is
-            elif chart.states[state].kind == "atomic":
-                path = [s for s in reversed(chart.ancestors(state)) if s not in always]
-                names.append(".".join(path or [state]))
-        return names
+        """The active states in words (:func:`engine.view.active_state_names`)."""
+        return active_state_names(self.chart, self.active)
 
     @property
     def caption(self) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .state import GameState, Unit
+from .runtime import compiled
+from .state import GameState, Unit, chart_of
 
 
 def state_name(s: GameState) -> str:
@@ -126,3 +127,31 @@ def _in_turn_order(s: GameState, players: Iterable[str]) -> list[str]:
     """Lists of players in the view are in turn order (scenario-format.md), whatever order
     they came in."""
     return sorted(players, key=s.players.index)
+
+
+# --- the charts' active states (``riftchart run --states``, the step-through page) ----------
+
+
+def active_states(configs: Mapping[str, frozenset[str]]) -> dict[str, list[str]]:
+    """Each chart's active states in words (:func:`active_state_names`), keyed as the game
+    keeps its charts (``battlefield:A``..., then ``focus``, ``priority``, ``scheduler``,
+    ``turn``)."""
+    return {key: active_state_names(chart_of(key), active) for key, active in configs.items()}
+
+
+def active_state_names(chart: str, active: frozenset[str]) -> list[str]:
+    """The active innermost states in document order, each named with the states it is in,
+    by the ids the chart shows: ``contest.showdown.non_combat``. A chart's lone top state
+    (``battlefield``) is left out: it is always active, so it says nothing."""
+    tables = compiled(chart)
+    always = set(tables.root_ids) if len(tables.root_ids) == 1 else set()
+    ordered = sorted(active, key=lambda s: tables.states[s].order if s in tables.states
+                     else len(tables.states))
+    names = []
+    for state in ordered:
+        if state not in tables.states:
+            names.append(state)  # not in the chart's tables: shown as it is
+        elif tables.states[state].kind == "atomic":
+            path = [s for s in reversed(tables.ancestors(state)) if s not in always]
+            names.append(".".join(path or [state]))
+    return names

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.runner import run_file
+from engine.runner import run_file, run_files
 from tests.conftest import SCENARIOS
 from tests.test_scenario_loader import FORMAT_EXAMPLE
 
@@ -438,3 +439,35 @@ def test_a_long_unknown_key_is_cut_short_in_the_message(tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert len(done.stderr) < 400, done.stderr
     assert f"unknown key '{'k' * 40}...'; expected one of: state," in done.stderr
+
+
+def test_states_show_every_charts_active_states_after_the_setup_and_each_step():
+    path = next(p for p in SCENARIOS if p.name.startswith("001_"))
+    done = riftchart("run", "--states", str(path))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    steps = len(re.findall(r"^step \d+:", text, re.M))
+    assert text.count("  active states:\n") == steps + 1 and "\nsetup:\n" in text
+    moved = text.split("step 2: move", 1)[1].split("step 3:", 1)[0]
+    assert "    battlefield A: control.uncontrolled, contest_status.contested, " \
+           "contest.showdown.non_combat," in moved
+    assert "    focus: holding\n" in moved and "    scheduler: contest_active\n" in moved
+
+
+def test_states_in_json_agree_with_the_state_view_in_every_bundled_scenario():
+    """The charts' active states and the view are two readings of one state: the priority
+    chart is Open exactly when the Chain is empty, and a battlefield's contest status is
+    Contested exactly when the view names who contested it (rules.md 1, S 184.3)."""
+    out = io.StringIO()
+    run_files(SCENARIOS, out, io.StringIO(), as_json=True, with_states=True)
+    lines = out.getvalue().splitlines()
+    assert len(lines) > len(SCENARIOS)
+    for line in lines:
+        step = json.loads(line)
+        where = (step["file"], step["step"])
+        active, state = step["active"], step["state"]
+        assert list(active)[-4:] == ["focus", "priority", "scheduler", "turn"]
+        assert (active["priority"] == ["open"]) == (not state["chain"]), where
+        for bf, by in state["contested"].items():
+            contested = "contest_status.contested" in active[f"battlefield:{bf}"]
+            assert contested == (by is not None), (where, bf)
