@@ -82,7 +82,7 @@ def test_state_graphs_are_the_same(site: Path, tmp_path: Path) -> None:
     assert graphs[0] == graphs[1] and graphs[0].count(b"->") > 1500
 
 
-@pytest.mark.parametrize("flag", ["--json", "--trace"])
+@pytest.mark.parametrize("flag", ["--json", "--states"])  # --states: the text trace too
 def test_every_scenario_plays_the_same(site: Path, tmp_path: Path, flag: str) -> None:
     files = [str(path) for path in SCENARIOS]
     pure, fast = _both(site, tmp_path, "run", flag, *files)
