@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +27,7 @@ from .explore import (
 )
 from .invariants import by_names
 from .workers import WorkerLost
+from .writable import check_writable
 
 SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a search
 MAX_WORKERS = 64  # more processes than this on one machine is a typing error, not a plan
@@ -109,30 +109,19 @@ def _not_for_profile(named: list[str] | None, chosen: list, profile: str) -> str
 def _unwritable(args: argparse.Namespace) -> str | None:
     """Where the results would go cannot take them: said before a long search, not after. The
     --out folder is made only when a counterexample is written."""
-    out = Path(args.out)
-    if out.exists() and not (out.is_dir() and os.access(out, os.W_OK)):
-        return f"cannot write to --out {args.out}: not a writable folder"
-    if not out.exists() and not _can_make(out):
-        return f"cannot write to --out {args.out}: cannot make that folder"
+    try:
+        check_writable(Path(args.out))
+    except OSError as error:
+        return f"cannot write to --out {args.out}: {error.filename}: {error.strerror}"
     if args.graph is not None:
         graph = Path(args.graph)
-        if graph.is_dir():
-            return f"cannot write --graph {args.graph}: it is a folder"
-        if graph.exists() and not os.access(graph, os.W_OK):
-            return f"cannot write --graph {args.graph}: not writable"
-        folder = graph.parent
-        if not folder.is_dir() or not os.access(folder, os.W_OK):
-            return f"cannot write --graph {args.graph}: no writable folder {folder}"
+        if not graph.parent.is_dir():
+            return f"cannot write --graph {args.graph}: no folder {graph.parent}"
+        try:
+            check_writable(graph.parent, [graph])
+        except OSError as error:
+            return f"cannot write --graph {args.graph}: {error.strerror}"
     return None
-
-
-def _can_make(folder: Path) -> bool:
-    """Whether ``folder``, which does not exist, could be made: its nearest existing ancestor
-    is a folder this process may write in."""
-    for ancestor in folder.absolute().parents:
-        if ancestor.exists():
-            return ancestor.is_dir() and os.access(ancestor, os.W_OK)
-    return False
 
 
 def _run(prepared: Prepared, settings: Settings, err: TextIO) -> tuple[Report, Report | None]:

@@ -44,10 +44,8 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import errno
 import hashlib
 import html
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,6 +59,7 @@ from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names
+from engine.writable import check_writable
 from statecharts import CHARTS
 
 #: The charts that every game has once, after its battlefields, in the order they are shown.
@@ -172,7 +171,7 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
         for lit in charts
     }
     text = render_page(result, frames)
-    _check_writable(folder, [*svgs, page])
+    check_writable(folder, [*svgs, page])
     made = _Made()
     try:
         made.folder(folder)
@@ -185,35 +184,6 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
         raise
     _remove_stale(folder, set(svgs))
     return sorted([*svgs, page])
-
-
-def _check_writable(folder: Path, files: Iterable[Path]) -> None:
-    """Refuse, before anything is written, what would stop the writing halfway: something
-    other than a folder where ``folder`` (or a folder above it) must be, something other
-    than a plain file where one of ``files`` goes, or a place that may not be written. The
-    ``OSError`` names the path and says why in plain words."""
-    place = _first_existing(folder)
-    if not place.is_dir():
-        why = "it is a file, not a folder" if place.is_file() else "it is not a folder"
-        raise OSError(errno.ENOTDIR, why, str(place))
-    if not os.access(place, os.W_OK | os.X_OK):
-        raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(place))
-    for path in files:
-        if not (path.exists() or path.is_symlink()):
-            continue
-        if not path.is_file():
-            why = "it is a folder, not a file" if path.is_dir() else "it is not a plain file"
-            raise OSError(errno.EISDIR if path.is_dir() else errno.EINVAL, why, str(path))
-        if not os.access(path, os.W_OK):
-            raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-
-
-def _first_existing(path: Path) -> Path:
-    """``path`` or the nearest folder above it that is there (a dangling link counts)."""
-    for candidate in (path, *path.parents):
-        if candidate.exists() or candidate.is_symlink():
-            return candidate
-    return Path(path.anchor or ".")
 
 
 class _Made:
