@@ -24,10 +24,11 @@ def run(table: Table) -> None:
     if s.resolving:
         return  # never while an item is resolving; it runs once the item has finished
     fixpoints = table.fixpoints
-    if fixpoints is not None and inputs(s) in fixpoints:
+    read: tuple = inputs(s) if fixpoints is not None else ()
+    if fixpoints is not None and read in fixpoints:
         return  # a state that reads the same was already found to need nothing
     battlefields = [battlefield_key(bf) for bf in s.fields]
-    for _ in range(1000):
+    for done in range(1000):
         if scoring.check_win(table):  # step 1
             return
         changed = contest.designate(table)  # step 2
@@ -43,7 +44,9 @@ def run(table: Table) -> None:
             changed |= table.try_send(battlefield_key(s.contest_at), "convert_to_combat")
         if not changed:
             if fixpoints is not None:
-                fixpoints.add(inputs(s))  # the last pass read this state and changed nothing
+                # the last pass read this state and changed nothing; after a first pass that
+                # changed nothing it is the state read at the start
+                fixpoints.add(read if done == 0 else inputs(s))
             return
     raise RuntimeError("Cleanup did not reach a fixed point")
 
