@@ -157,7 +157,7 @@ def _part_needs(kind: str, arg: Any) -> tuple[bool, Destination]:
         return False, NO
     if kind == "play_unit":
         return False, NO if "to" in arg else MAY
-    named = isinstance(arg, Mapping) and "units" in arg
+    named = effects.names_its_units(arg)
     return (not named), (MUST if kind == "move" and "to" not in arg else NO)
 
 
@@ -240,7 +240,7 @@ def _sent_to_chosen(s: GameState, p: Play, effect: Mapping[str, Any] | None) -> 
         if isinstance(arg, Mapping) and "to" in arg:
             continue  # a destination of its own: not the chosen one
         if kind == "move":
-            named = isinstance(arg, Mapping) and "units" in arg
+            named = effects.names_its_units(arg)
             units = [s.units.get(uid) for uid in (arg["units"] if named else p.targets)]
             movers |= {u.controller for u in units if u is not None and u.on_board}
         elif kind == "play_unit":
@@ -373,7 +373,7 @@ def _standard_move(table: Table, m: Move) -> None:
     s.passes = 0
     for uid in m.units:
         table.update_unit(uid, exhausted=True)
-    where = f"{m.player}'s base" if m.to == "base" else m.to
+    where = effects.place_name(m.player, m.to)
     table.say(f"{m.player} moves {', '.join(m.units)} to {where}, exhausting them", "CR 144")
     for uid in m.units:
         effects.move(table, uid, m.to, "CR 144")

@@ -30,9 +30,10 @@ def combats_ready(s: GameState) -> list[str]:
     return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
 
 
-def offer_choice(table: Table, rule: str) -> None:
+def offer_choice(table: Table, rule: str, options: list[str]) -> None:
+    """The turn player chooses which of the staged contests in ``options`` opens (the
+    scheduler chart decides whether those are Showdowns or Combats)."""
     s = table.state
-    options = showdowns_ready(s) or combats_ready(s)
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
     s.priority = None  # answering a choice is not Priority: nobody acts until it is answered
     table.say(f"Several contests are staged ({', '.join(options)}); {s.turn_player} chooses", rule)

@@ -71,8 +71,7 @@ def move(table: Table, uid: str, to: str, rule: str) -> None:
     if to == unit.at:
         return
     table.update_unit(uid, at=to)
-    where = f"{unit.controller}'s base" if to == "base" else to
-    table.say(f"{table.name(uid)} moves to {where}", rule)
+    table.say(f"{table.name(uid)} moves to {place_name(unit.controller, to)}", rule)
     if to != "base":
         arrive(table, uid, to)
     chain.fire_unit(table, table.unit(uid), "move")
@@ -112,8 +111,7 @@ def enter_board(
         timing=template.timing,
     )
     s.next_order += 1
-    where = f"{player}'s base" if to == "base" else to
-    table.say(f"{table.name(uid)} enters the board at {where}", rule)
+    table.say(f"{table.name(uid)} enters the board at {place_name(player, to)}", rule)
     if to != "base":
         arrive(table, uid, to)
     if played:
@@ -171,7 +169,7 @@ def run(table: Table, effect: Mapping[str, Any], ctx: Context) -> None:
     if kind == "play_unit":
         _play_unit(table, arg, ctx)
         return
-    named = isinstance(arg, Mapping) and "units" in arg
+    named = names_its_units(arg)
     units = [uid for uid in (arg["units"] if named else ctx.targets) if _on_board(table, uid)]
     if kind == "move":
         _move_effect(table, units, arg, ctx)
@@ -315,3 +313,14 @@ _PER_UNIT = {
     "return_to_hand": _return_to_hand,
     "take_control": _take_control,
 }
+
+
+def names_its_units(arg: Any) -> bool:
+    """Whether an effect part names its units (``move: {units: [U1]}``) rather than taking
+    the play's targets."""
+    return isinstance(arg, Mapping) and "units" in arg
+
+
+def place_name(player: str, to: str) -> str:
+    """A destination as the trace says it: ``P1's base``, or the battlefield's id."""
+    return f"{player}'s base" if to == "base" else to

@@ -285,12 +285,9 @@ def no_deadlock(s: GameState, legal: Sequence[Action]) -> bool:
 # --- transition invariants -------------------------------------------------------------------
 
 
-def _control_and_contested(child: GameState, parent: GameState | None) -> dict[str, Any]:
-    return _view_keys("control", "contested")(child, parent)
-
-
 @_register(
-    "control_frozen_while_contested", "S 184.3.c", "transition", _control_and_contested,
+    "control_frozen_while_contested", "S 184.3.c", "transition",
+    _view_keys("control", "contested"),
     profiles=("seed",),
     doc="""Control never changes while a battlefield is Contested (S 184.3.c, profile seed),
     except the change made as the contest ends: control and Contested change together (rules
@@ -312,12 +309,9 @@ def scores_never_decrease(parent: GameState, action: Action, child: GameState) -
     return all(child.scores[p] >= parent.scores[p] for p in parent.players)
 
 
-def _focus_and_contest(child: GameState, parent: GameState | None) -> dict[str, Any]:
-    return _view_keys("showdown", "focus", "contested")(child, parent)
-
-
 @_register(
-    "first_focus_to_applier", "CR 345", "transition", _focus_and_contest,
+    "first_focus_to_applier", "CR 345", "transition",
+    _view_keys("showdown", "focus", "contested"),
     doc="""When a Showdown begins, the player who applied Contested receives Focus, not
     necessarily the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its
     Attacker, the applier (CR 455, rules.md 6).""",

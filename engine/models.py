@@ -284,9 +284,6 @@ class FocusModel(Model):
         self.say(f"{self.state.focus} passes Focus; every player has passed in a row")
         contest.all_passed(self.table)
 
-    def clear_focus(self) -> None:
-        self.state.focus = None
-
 
 class PriorityModel(Model):
     __slots__ = ()
@@ -338,8 +335,11 @@ class SchedulerModel(Model):
     def a_combat_qualifies(self) -> bool:
         return len(contest.combats_ready(self.state)) == 1
 
-    def offer_choice(self) -> None:
-        contest.offer_choice(self.table, self.rule)
+    def offer_showdown_choice(self) -> None:
+        contest.offer_choice(self.table, self.rule, contest.showdowns_ready(self.state))
+
+    def offer_combat_choice(self) -> None:
+        contest.offer_choice(self.table, self.rule, contest.combats_ready(self.state))
 
     def open_showdown(self) -> None:
         (bf,) = contest.showdowns_ready(self.state)

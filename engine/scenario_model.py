@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.action_types import from_step, to_step
 from engine.state import PROFILES
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -125,28 +126,13 @@ class Step:
     index: int
 
     def as_mapping(self) -> dict[str, Any]:
-        """The step as a plain ``{kind: payload}`` dict in the file's shape (JSON-friendly)."""
-        args = self.args
-        payload: Any
-        if self.kind in PLAYER_STEPS:
-            payload = args
-        elif self.kind == "move":
-            payload = {"player": args["player"], "units": list(args["units"]), "to": args["to"]}
-        elif self.kind == "play":
-            payload = {"player": args["player"], "card": args["card"]}
-            if args["targets"]:
-                payload["targets"] = list(args["targets"])
-            if args["to"] is not None:
-                payload["to"] = args["to"]
-        elif self.kind == "choose":
-            payload = {"player": args["player"], "battlefield": args["battlefield"]}
-        elif self.kind == "assign":
-            payload = {"player": args["player"], "damage": dict(args["damage"])}
-        elif self.kind == "expect_error":
-            payload = args.as_mapping()
-        else:
-            payload = copy.deepcopy(args)
-        return {self.kind: payload}
+        """The step as a plain ``{kind: payload}`` dict in the file's shape (JSON-friendly):
+        an action step as :func:`~engine.action_types.to_step` writes its action."""
+        if self.kind == "expect_error":
+            return {self.kind: self.args.as_mapping()}
+        if self.kind == "expect":
+            return {self.kind: copy.deepcopy(self.args)}
+        return to_step(from_step(self.kind, self.args))
 
 
 @dataclass(frozen=True)

@@ -95,14 +95,14 @@ class Battlefield(RiftChart):
             )
             clear_contested = cite("S 184.3.b", contested.to(uncontested, on="remove_contested"))
             check_stale_contest = cite(
-                "CR 1.4 fix",
+                "rules 11.11",
                 contested.to.itself(
                     cond=["applier_has_no_units_here", "rival_units_remain"],
                     unless="contest_in_progress_here",
                     on="reapply_contested",
                 ),
             ) | cite(
-                "CR 1.4 fix",
+                "rules 11.11",
                 contested.to(
                     uncontested,
                     cond="applier_has_no_units_here",

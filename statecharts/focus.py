@@ -27,4 +27,3 @@ class Focus(RiftChart):
     pass_focus = cite(
         "CR 347", holding.to(nobody, cond="everyone_else_has_passed", on="end_showdown")
     ) | cite("CR 347", holding.to.itself(on="hand_focus_to_next"))
-    contest_over = cite("CR 348", holding.to(nobody, on="clear_focus"))

@@ -19,7 +19,9 @@ class Scheduler(RiftChart):
         cite(
             "CR 323",
             idle.to(
-                choosing, cond=["neutral_open", "several_showdowns_qualify"], on="offer_choice"
+                choosing,
+                cond=["neutral_open", "several_showdowns_qualify"],
+                on="offer_showdown_choice",
             ),
         )
         | cite(
@@ -30,7 +32,9 @@ class Scheduler(RiftChart):
         )
         | cite(
             "CR 323",
-            idle.to(choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_choice"),
+            idle.to(
+                choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_combat_choice"
+            ),
         )
         | cite(
             "CR 323",

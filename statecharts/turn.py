@@ -18,7 +18,7 @@ class Turn(RiftChart):
     main = State(initial=True)
     ending = State()
 
-    end_turn = cite("CR 318", main.to(ending, on="expire_turn_effects"))
+    end_turn = cite("CR 319", main.to(ending, on="expire_turn_effects"))
     advance = (
         cite("CR 315", ending.to(awaken, on="start_next_turn"))
         | cite("CR 316", awaken.to(beginning, on="put_beginning_triggers_on_chain"))
