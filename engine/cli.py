@@ -10,9 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from statecharts import CHARTS
-
-from . import diagrams, graphs, runner, scxml, streams
+from . import diagrams, graphs, runner, streams
 from .state import PROFILES
 
 T = TypeVar("T")
@@ -91,22 +89,12 @@ def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T
 
 
 def _cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    return 2 if _writing("export", args.out, err, lambda: _export(args, out)) is None else 0
-
-
-def _export(args: argparse.Namespace, stdout: TextIO) -> int:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name in sorted(CHARTS):
-        if args.format == "graphml":
-            path = graphs.write_graphml(name, out / f"{name}.graphml")
-        elif args.format == "json":
-            path = out / f"{name}.json"
-            path.write_text(graphs.node_link_json(name), encoding="utf-8")
-        else:
-            path = out / f"{name}.scxml"
-            path.write_text(scxml.chart_scxml(name), encoding="utf-8")
-        stdout.write(f"{path}\n")
+    written = _writing("export", args.out, err,
+                       lambda: graphs.write_exports(args.out, args.format))
+    if written is None:
+        return 2
+    for path in written:
+        out.write(f"{path}\n")
     return 0
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import graphviz
 
-from engine.runtime import CompiledChart, Transition, compiled
+from engine.runtime import CompiledChart, Transition, compiled_chart
 from statecharts import CHARTS
 
 #: Fill and border of a lit (active) state, and the colour of a taken transition.
@@ -66,7 +66,7 @@ def chart_dot(
     taken: Collection[Transition] = (),
 ) -> str:
     """Graphviz DOT text of chart ``name``, with the states in ``active`` lit and the
-    transitions in ``taken`` highlighted.
+    transitions in ``taken`` highlighted; a ValueError for a name that is not a chart's.
 
     Compound and parallel states are nested clusters; the regions of a parallel state are
     dashed clusters labelled ``region``. A small point marks each initial state. Graphviz
@@ -74,7 +74,7 @@ def chart_dot(
     drawn to a representative node inside it and clipped at the cluster's border
     (``lhead``/``ltail`` with ``compound=true``).
     """
-    chart = compiled(name)
+    chart = compiled_chart(name)
     taken_set = frozenset(taken)
     lines = [
         f"digraph {_q(name)} {{",
@@ -214,7 +214,8 @@ def _q(text: str) -> str:
 
 
 def chart_mermaid(name: str, active: frozenset[str] = frozenset()) -> str:
-    """Mermaid ``stateDiagram-v2`` text of chart ``name``; states in ``active`` are lit.
+    """Mermaid ``stateDiagram-v2`` text of chart ``name``; states in ``active`` are lit. A
+    ValueError for a name that is not a chart's.
 
     Composite states nest; the regions of a parallel state are separated by ``--``. Mermaid
     cannot reliably draw a transition declared outside the composite state that holds both
@@ -222,15 +223,11 @@ def chart_mermaid(name: str, active: frozenset[str] = frozenset()) -> str:
     between states of different composite states, so an end nested deeper is drawn at its
     composite state there, and the label names it (``open_combat (CR 454) (into combat)``).
     """
-    chart = compiled(name)
+    chart = compiled_chart(name)
     placed = _transitions_by_scope(chart)
     lines = ["stateDiagram-v2"]
     lines += _mermaid_body(chart, None, placed, 1)
-    lit = [
-        s
-        for s in sorted(active, key=lambda s: chart.states[s].order)
-        if chart.states[s].kind == "atomic"
-    ]
+    lit = chart.atomic_states(active)
     if lit:
         lines.append(f"{INDENT}classDef active fill:{ACTIVE_FILL},font-weight:bold")
         lines.append(f"{INDENT}class {','.join(lit)} active")

@@ -85,10 +85,12 @@ class Game:
 
     @property
     def is_over(self) -> bool:
+        """Whether someone has won (after a win every action is refused)."""
         return self._table.state.winner is not None
 
     @property
     def winner(self) -> str | None:
+        """Who has won (with teams: the first player of the winning team), or None."""
         return self._table.state.winner
 
     # --- reading ---------------------------------------------------------------------------
@@ -126,16 +128,20 @@ class Game:
 
     @classmethod
     def restore(cls, data: Mapping[str, Any], runtime: Runtime | None = None) -> Game:
+        """A new game from a :meth:`snapshot`'s data."""
         return cls(snapshot.load(data), runtime)
 
     def to_json(self) -> str:
+        """The :meth:`snapshot` as compact JSON text (keys sorted: equal states, equal text)."""
         return json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str, runtime: Runtime | None = None) -> Game:
+        """A new game from :meth:`to_json`'s text."""
         return cls.restore(json.loads(text), runtime)
 
     def replay(self, log: Iterable[Action]) -> None:
+        """:meth:`apply` each action in order (stops at the first refused one, which raises)."""
         for action in log:
             self.apply(action)
 

@@ -20,8 +20,12 @@ from xml.etree.ElementTree import Element
 import networkx as nx
 from networkx.readwrite.graphml import GraphMLWriter
 
-from engine.runtime import CompiledChart, Transition
-from engine.scxml import compiled_chart
+from engine.runtime import CompiledChart, Transition, compiled_chart
+from engine.scxml import chart_scxml
+from statecharts import CHARTS
+
+#: File suffix of every format :func:`write_exports` knows.
+EXPORT_SUFFIXES = {"graphml": ".graphml", "json": ".json", "scxml": ".scxml"}
 
 
 def chart_graph(name: str) -> nx.MultiDiGraph:
@@ -38,7 +42,7 @@ def chart_graph(name: str) -> nx.MultiDiGraph:
     graph, so they also serve as GraphML edge ids.
     """
     chart = compiled_chart(name)
-    graph = nx.MultiDiGraph(chart=name, initial=" ".join(_in_order(chart, chart.initial)))
+    graph = nx.MultiDiGraph(chart=name, initial=" ".join(chart.in_order(chart.initial)))
     for info in sorted(chart.states.values(), key=lambda s: s.order):
         graph.add_node(
             info.id,
@@ -105,16 +109,34 @@ def node_link_json(name: str) -> str:
     return json.dumps(data, sort_keys=True, indent=2) + "\n"
 
 
+def write_exports(out_dir: str | Path, fmt: str) -> list[Path]:
+    """Write ``<chart>.<fmt>`` for every chart, in the order of their names, into ``out_dir``
+    (made if missing); return the paths. Formats: ``graphml`` (:func:`write_graphml`),
+    ``json`` (:func:`node_link_json`) and ``scxml`` (:func:`engine.scxml.chart_scxml`); a
+    ValueError for any other."""
+    if fmt not in EXPORT_SUFFIXES:
+        raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_SUFFIXES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in sorted(CHARTS):
+        path = out / f"{name}{EXPORT_SUFFIXES[fmt]}"
+        if fmt == "graphml":
+            write_graphml(name, path)
+        else:
+            text = node_link_json(name) if fmt == "json" else chart_scxml(name)
+            # newline="\n": the same bytes on every platform
+            path.write_text(text, encoding="utf-8", newline="\n")
+        written.append(path)
+    return written
+
+
 def _is_initial_child(chart: CompiledChart, state_id: str) -> bool:
     parent = chart.states[state_id].parent
     if parent is None:
         # a top-level state is initial when the chart starts in it
         return state_id == chart.initial_root
     return chart.states[parent].initial == state_id
-
-
-def _in_order(chart: CompiledChart, states: frozenset[str]) -> list[str]:
-    return sorted(states, key=lambda s: chart.states[s].order)
 
 
 def _edge_key(transition: Transition, index: int) -> str:

@@ -74,10 +74,7 @@ class ReferenceRuntime:
         if frozenset(s.id for s in machine.configuration) != wanted:
             from statemachine.orderedset import OrderedSet
 
-            states = [
-                machine.states_map[s]
-                for s in sorted(wanted, key=lambda s: compiled(chart).states[s].order)
-            ]
+            states = [machine.states_map[s] for s in compiled(chart).in_order(wanted)]
             machine.configuration = OrderedSet(states)
         return machine, model
 

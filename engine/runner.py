@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 from . import actions
 from .errors import IllegalAction, ScenarioError, one_line
@@ -18,8 +18,6 @@ from .streams import Output, output_lost
 from .view import ABSENT, active_states, differences
 
 OK, FAILED, INVALID = 0, 1, 2
-
-T = TypeVar("T")
 
 
 @dataclass

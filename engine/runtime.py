@@ -14,7 +14,7 @@ transitions' actions in order. Actions therefore always see the configuration af
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
@@ -164,6 +164,12 @@ class CompiledChart:
             key=lambda s: self.states[s].order,
         )
 
+    def in_order(self, states: Iterable[str]) -> list[str]:
+        """``states`` in document order (outermost first); an id that is not one of the
+        chart's states goes last."""
+        last = len(self.states)
+        return sorted(states, key=lambda s: self.states[s].order if s in self.states else last)
+
     def plan(self, config: Configuration, event: str) -> tuple:
         """What ``event`` could do in ``config``: per region (atomic state, in document order),
         the transitions it might take there, each with its guards and exit set.
@@ -291,6 +297,15 @@ def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bo
 def compiled(name: str) -> CompiledChart:
     """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``."""
     return CompiledChart(name, CHARTS[name])
+
+
+def compiled_chart(name: str) -> CompiledChart:
+    """:func:`compiled`, for a name from outside (the exporters and the diagrams): a ValueError
+    listing the charts for any name that is not a chart's, where ``compiled`` alone raises a
+    bare ``KeyError: 'nope'``."""
+    if not isinstance(name, str) or name not in CHARTS:
+        raise ValueError(f"unknown chart {name!r}: the charts are {', '.join(sorted(CHARTS))}")
+    return compiled(name)
 
 
 class ChartModel(Protocol):

@@ -1,4 +1,5 @@
-"""Load and validate scenario files (``docs/scenario-format.md``, version 1).
+"""Load and validate scenario files, format version 1 (the contract:
+``shared/docs/scenario-format.md``; a guide: ``docs/scenarios.md``).
 
 The work is shared by three modules: :mod:`engine.scenario_model` (the format's vocabulary, its
 limits and the validated dataclasses), :mod:`engine.scenario_yaml` (safe YAML with lines) and

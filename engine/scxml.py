@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from engine.runtime import CompiledChart, Transition, compiled
-from statecharts import CHARTS
+from engine.runtime import CompiledChart, Transition, compiled_chart
 
 SCXML_NS = "http://www.w3.org/2005/07/scxml"
 RIFT_NS = "https://riftchart.invalid/ns"
@@ -47,15 +46,6 @@ def chart_scxml(name: str) -> str:
         lines += _state(chart, root, 1)
     lines.append("</scxml>")
     return "\n".join(lines) + "\n"
-
-
-def compiled_chart(name: str) -> CompiledChart:
-    """The compiled tables of the chart ``name``, for both exporters (``graphs`` imports it
-    from here, so that SCXML alone needs no networkx); a ValueError listing the charts for any
-    other name, where ``compiled`` alone raises a bare ``KeyError: 'nope'``."""
-    if not isinstance(name, str) or name not in CHARTS:
-        raise ValueError(f"unknown chart {name!r}: the charts are {', '.join(sorted(CHARTS))}")
-    return compiled(name)
 
 
 def _state(chart: CompiledChart, state_id: str, depth: int) -> list[str]:

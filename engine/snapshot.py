@@ -7,17 +7,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields
 from typing import Any
 
-from .state import Card, ChainItem, Field, GameState, Trigger, Unit
+from .state import Card, ChainItem, Field, GameState, Unit, trigger_from
 from .units import Units
 
 FORMAT = "riftchart-snapshot/1"
-
-
-def _trigger(data: Mapping[str, Any]) -> Trigger:
-    targets = data["targets"]
-    return Trigger(
-        data["when"], data["effect"], tuple(targets) if isinstance(targets, list) else targets
-    )
 
 
 def _card(data: Mapping[str, Any] | None) -> Card | None:
@@ -27,7 +20,7 @@ def _card(data: Mapping[str, Any] | None) -> Card | None:
         **{
             **data,
             "keywords": tuple(data["keywords"]),
-            "triggers": tuple(map(_trigger, data["triggers"])),
+            "triggers": tuple(map(trigger_from, data["triggers"])),
         }
     )
 
@@ -37,7 +30,7 @@ def _unit(data: Mapping[str, Any]) -> Unit:
         **{
             **data,
             "keywords": tuple(data["keywords"]),
-            "triggers": tuple(map(_trigger, data["triggers"])),
+            "triggers": tuple(map(trigger_from, data["triggers"])),
         }
     )
 
@@ -47,7 +40,7 @@ def _field(data: Mapping[str, Any]) -> Field:
         **{
             **data,
             "scored": tuple(data["scored"]),
-            "abilities": tuple(map(_trigger, data["abilities"])),
+            "abilities": tuple(map(trigger_from, data["abilities"])),
         }
     )
 

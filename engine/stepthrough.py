@@ -81,8 +81,7 @@ class LitChart:
     @property
     def active_in_order(self) -> list[str]:
         """The active states in document order (outermost first), for reading."""
-        states = compiled(self.chart).states
-        return sorted(self.active, key=lambda s: states[s].order if s in states else len(states))
+        return compiled(self.chart).in_order(self.active)
 
     @property
     def active_names(self) -> list[str]:

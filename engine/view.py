@@ -145,10 +145,8 @@ def active_state_names(chart: str, active: frozenset[str]) -> list[str]:
     (``battlefield``) is left out: it is always active, so it says nothing."""
     tables = compiled(chart)
     always = set(tables.root_ids) if len(tables.root_ids) == 1 else set()
-    ordered = sorted(active, key=lambda s: tables.states[s].order if s in tables.states
-                     else len(tables.states))
     names = []
-    for state in ordered:
+    for state in tables.in_order(active):
         if state not in tables.states:
             names.append(state)  # not in the chart's tables: shown as it is
         elif tables.states[state].kind == "atomic":

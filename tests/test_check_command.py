@@ -21,6 +21,7 @@ from engine.actions import Play
 from engine.errors import IllegalAction
 from engine.explore import Settings, prepare
 from engine.invariants import Invariant
+from tests.helpers import write_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
@@ -39,12 +40,6 @@ GROUP_KILL = {
 }
 
 
-def _write(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
-
-
 def _p2_keeps_a_unit(s: Any, legal: Any) -> bool:
     """P2 always has a unit on the board (test only: a card at two targets breaks it)."""
     return any(u.on_board and u.controller == "P2" for u in s.units.values())
@@ -58,7 +53,7 @@ P2_KEEPS_A_UNIT = Invariant("p2_keeps_a_unit", "CR 323", "state", _p2_keeps_a_un
 
 
 def test_the_search_tries_plays_at_every_set_of_targets_up_to_the_bound(tmp_path: Path) -> None:
-    start = prepare(str(_write(tmp_path, GROUP_KILL))).start
+    start = prepare(str(write_yaml(tmp_path, GROUP_KILL))).start
     one = explore.explore(start, Settings([P2_KEEPS_A_UNIT], graph=True))
     assert one.complete and not one.violations
     assert all(len(a.targets) <= 1 for _, _, a in one.edges if isinstance(a, Play))
@@ -91,7 +86,7 @@ def test_legal_actions_list_every_play_that_check_accepts_up_to_the_bound() -> N
 
 def test_the_report_names_the_bound_on_targets(tmp_path: Path,
                                                capsys: pytest.CaptureFixture) -> None:
-    model = str(_write(tmp_path, GROUP_KILL))
+    model = str(write_yaml(tmp_path, GROUP_KILL))
     assert cli.main(["check", model, "--max-targets", "2", "--out", str(tmp_path)]) == 0
     assert "plays of at most 2 targets" in capsys.readouterr().out
     assert cli.main(["check", model, "--json", "--out", str(tmp_path)]) == 0
@@ -114,7 +109,7 @@ def test_the_report_names_the_bound_on_targets(tmp_path: Path,
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture,
                                              extra: list[str], message: str) -> None:
-    assert cli.main(["check", str(_write(tmp_path, GROUP_KILL)), *extra]) == 2
+    assert cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), *extra]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
 
@@ -124,7 +119,7 @@ def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
     folder = tmp_path / "states.dot"
     folder.mkdir()
     out = tmp_path / "cex"
-    code = cli.main(["check", str(_write(tmp_path, GROUP_KILL)), "--max-targets", "2",
+    code = cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), "--max-targets", "2",
                      "--graph", str(folder), "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 2 and "cannot write --graph" in captured.err and "it is a folder" in captured.err
@@ -137,7 +132,7 @@ def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
 def test_the_out_folder_is_made_only_for_a_counterexample(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    model = str(_write(tmp_path, GROUP_KILL))
+    model = str(write_yaml(tmp_path, GROUP_KILL))
     out = tmp_path / "deep" / "cex"
     assert cli.main(["check", model, "--out", str(out)]) == 0
     assert not out.exists()
@@ -150,7 +145,7 @@ def test_the_out_folder_is_made_only_for_a_counterexample(tmp_path: Path,
 
 def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = _write(tmp_path, {
+    model = write_yaml(tmp_path, {
         "name": "manual damage", "players": ["P1", "P2"], "manual_damage": True,
         "battlefields": [{"id": "A", "controller": "P2"}],
         "units": [{"id": "U1", "controller": "P1", "might": 3, "at": "base"},

@@ -105,7 +105,7 @@ def test_demo_runs_every_bundled_scenario():
     assert done.stdout.count("\nPASS ") == len(SCENARIOS)
 
 
-CITATION = re.compile(r"\((S [0-9.a-z]+|CR [0-9.a-z-]+(?: fix)?|seed 00[0-3])\)$")
+CITATION = re.compile(r"\((S [0-9.a-z]+|CR [0-9.a-z-]+|rules [0-9.]+|seed 00[0-3])\)$")
 
 
 def test_every_trace_line_cites_its_rule():

@@ -19,6 +19,7 @@ from engine import compare as compare_module
 from engine.compare import compare, format_comparison
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
+from tests.helpers import step_block
 
 SCENARIO_DIR = ROOT / "scenarios"
 CONTROL_LOSS = SCENARIO_DIR / "220_profile_control_loss_seed.yaml"  # parts at step 8
@@ -36,18 +37,6 @@ def _main(path: Path, width: int | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = compare_module.main(str(path), out, err, width=width)
     return code, out.getvalue(), err.getvalue()
-
-
-def _step_block(text: str, index: int) -> list[str]:
-    """The lines shown for one step after the parting, its header excluded."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"step {index}:"))
-    block = []
-    for line in lines[start + 1:]:
-        if line.startswith(("step ", "The profiles part")):
-            break
-        block.append(line)
-    return block
 
 
 def _columns(line: str, width: int) -> tuple[str, str]:
@@ -91,9 +80,9 @@ def test_the_widths_at_the_limits_are_allowed(width):
 
 def test_state_values_are_shown_in_json_notation():
     text = format_comparison(compare(str(CONTROL_LOSS)), width=200)
-    rows = [_columns(line, 200) for line in _step_block(text, 8) if line.startswith("*")]
+    rows = [_columns(line, 200) for line in step_block(text, 8) if line.startswith("*")]
     assert ('control: {"A": null}', 'control: {"A": "P1"}') in rows, rows
-    rows = [_columns(line, 200) for line in _step_block(text, 11) if line.startswith("*")]
+    rows = [_columns(line, 200) for line in step_block(text, 11) if line.startswith("*")]
     assert ('focus: "P1"', "focus: null") in rows, rows
     assert ('state: "showdown-open"', 'state: "neutral-open"') in rows, rows
     # no Python notation anywhere
@@ -108,7 +97,7 @@ def test_only_the_units_that_differ_are_shown_one_by_one():
     assert 0 < len(differing) < len(left | right)  # some units differ, not all
 
     text = format_comparison(comparison, width=1000)
-    rows = [_columns(line, 1000) for line in _step_block(text, 14) if line.startswith("*")]
+    rows = [_columns(line, 1000) for line in step_block(text, 14) if line.startswith("*")]
     unit_rows = [row for row in rows if row[0].startswith("units") or row[1].startswith("units")]
     expected = [
         tuple(f"units.{u}: {json.dumps(units[u])}" if u in units else f"units.{u}: absent"

@@ -16,6 +16,7 @@ from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
 from engine.state import GameState
+from tests.helpers import write_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
@@ -43,12 +44,6 @@ REQUIRED = {
     "teammates_apart", "control_frozen_while_contested", "contest_not_stuck",
     "scores_never_decrease", "no_deadlock",
 }
-
-
-def _write(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -> Path:
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
 
 
 def _check(args: list[str], capsys: pytest.CaptureFixture) -> tuple[int, dict[str, Any]]:
@@ -103,14 +98,14 @@ def test_invariant_list(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(_write(tmp_path, SMALL)), "--rules", "cr-1.4",
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--rules", "cr-1.4",
                            "--max-states", "50", "--out", str(tmp_path)], capsys)
     assert code == 0
     assert report["not_applicable"] == ["control_frozen_while_contested"]
 
 
 def test_choosing_invariants(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(_write(tmp_path, SMALL)), "--invariant", "no_deadlock",
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--invariant", "no_deadlock",
                            "--invariant", "closed_iff_chain", "--max-states", "50"], capsys)
     assert code == 0
     assert report["invariants"] == ["no_deadlock", "closed_iff_chain"]
@@ -120,7 +115,7 @@ def test_choosing_invariants(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
 
 
 def test_json_report_shape(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(_write(tmp_path, SMALL)), "--out", str(tmp_path)], capsys)
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--out", str(tmp_path)], capsys)
     assert code == 0
     for key, kind in {
         "file": str, "rules": str, "invariants": list, "complete": bool, "states": int,
@@ -138,7 +133,7 @@ def test_a_bound_that_is_just_enough_still_finds_everything(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--max-states stops only discovering states: with exactly as many as there are, the
     search is complete, and every transition is counted and checked."""
-    start = prepare(str(_write(tmp_path, SMALL))).start
+    start = prepare(str(write_yaml(tmp_path, SMALL))).start
     free = explore.explore(start, _settings())
     monkeypatch.setattr(explore, "PARALLEL_FROM", 1)  # the position is small
     for workers in (1, 2):
@@ -150,7 +145,7 @@ def test_a_bound_that_is_just_enough_still_finds_everything(
 
 
 def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    assert cli.main(["check", str(_write(tmp_path, SMALL)), "--max-states", "100"]) == 0
+    assert cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--max-states", "100"]) == 0
     text = capsys.readouterr().out
     assert "stopped at --max-states 100" in text and "no violation" in text
 
@@ -161,11 +156,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     message = capsys.readouterr().err
     assert str(missing) in message and message.count("\n") == 1
 
-    assert cli.main(["check", str(_write(tmp_path, SMALL)), "--invariant", "nope"]) == 2
+    assert cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--invariant", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
 
     refused = dict(SMALL, steps=[{"pass": "P1"}])
-    assert cli.main(["check", str(_write(tmp_path, refused, "refused.yaml"))]) == 2
+    assert cli.main(["check", str(write_yaml(tmp_path, refused, "refused.yaml"))]) == 2
     message = capsys.readouterr().err
     assert "refused.yaml: steps[0].pass" in message and message.count("\n") == 1
 
@@ -176,7 +171,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 def test_prefix_is_played_and_bounds_apply(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     moved = dict(SMALL, steps=[{"move": {"player": "P1", "units": ["U1"], "to": "B"}},
                                {"expect": {"state": "showdown-open"}}])
-    prepared = prepare(str(_write(tmp_path, moved)))
+    prepared = prepare(str(write_yaml(tmp_path, moved)))
     assert prepared.prefix == [{"move": {"player": "P1", "units": ["U1"], "to": "B"}}]
     assert prepared.start.contest_at == "B"
     report = explore.explore(prepared.start, _settings(max_turns=0))
@@ -187,7 +182,7 @@ def test_prefix_is_played_and_bounds_apply(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_graphml_and_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    model = str(_write(tmp_path, SMALL))
+    model = str(write_yaml(tmp_path, SMALL))
     graphml = tmp_path / "states.graphml"
     code, report = _check([model, "--max-states", "300", "--graph", str(graphml)], capsys)
     assert code == 0
@@ -210,7 +205,7 @@ def test_dot_labels_keep_their_characters(tmp_path: Path) -> None:
                       for u in SMALL["units"]],
             "hands": {"Pé": SMALL["hands"]["P2"], "P3": SMALL["hands"]["P3"]}}
     dot = tmp_path / "states.dot"
-    assert cli.main(["check", str(_write(tmp_path, data)), "--max-states", "50",
+    assert cli.main(["check", str(write_yaml(tmp_path, data)), "--max-states", "50",
                      "--graph", str(dot), "--out", str(tmp_path)]) == 0
     text = dot.read_text(encoding="utf-8")
     assert "Pé" in text and "\\u00e9" not in text
@@ -218,7 +213,7 @@ def test_dot_labels_keep_their_characters(tmp_path: Path) -> None:
 
 def test_where_results_cannot_go_is_said_before_the_search(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture) -> None:
-    model = str(_write(tmp_path, SMALL))
+    model = str(write_yaml(tmp_path, SMALL))
     nowhere = str(tmp_path / "missing" / "states.dot")
     assert cli.main(["check", model, "--graph", nowhere, "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
@@ -231,7 +226,7 @@ def test_where_results_cannot_go_is_said_before_the_search(tmp_path: Path,
 
 def test_an_invariant_the_profile_does_not_have_checks_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = cli.main(["check", str(_write(tmp_path, SMALL)), "--rules", "cr-1.4",
+    code = cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--rules", "cr-1.4",
                      "--invariant", "control_frozen_while_contested", "--out", str(tmp_path)])
     assert code == 2 and "not an invariant of profile cr-1.4" in capsys.readouterr().err
 
@@ -240,7 +235,7 @@ def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixtur
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(explore, "GRAPH_LIMIT", 50)
     graph = tmp_path / "states.graphml"
-    code, report = _check([str(_write(tmp_path, SMALL)), "--max-states", "200",
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--max-states", "200",
                            "--graph", str(graph)], capsys)
     assert code == 0
     assert "more than 50 states" in capsys.readouterr().err + report["graph"]
@@ -252,7 +247,7 @@ def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_symmetry_reduces_and_keeps_the_verdict(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(_write(tmp_path, SMALL)), "--symmetry"], capsys)
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--symmetry"], capsys)
     assert code == 0
     sym = report["symmetry"]
     assert sym["states_with"] < sym["states_without"]  # F1 and F2 are interchangeable
@@ -271,16 +266,16 @@ def test_symmetry_groups_units_with_equal_triggers(tmp_path: Path,
         {"id": "F3", "controller": "P3", "might": 1, "at": "base",
          "triggers": [{"when": "move", "effect": {"draw": 2}}]},
     ]}
-    start = prepare(str(_write(tmp_path, data))).start
+    start = prepare(str(write_yaml(tmp_path, data))).start
     assert explore.Symmetry(start).classes == (("F1", "F2"),)
-    code, report = _check([str(_write(tmp_path, data)), "--symmetry", "--max-states", "3000"],
+    code, report = _check([str(write_yaml(tmp_path, data)), "--symmetry", "--max-states", "3000"],
                           capsys)
     assert code == 0 and report["symmetry"]["same_verdict"]
 
 
 def test_a_capped_symmetry_run_says_it_measures_no_reduction(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(_write(tmp_path, SMALL)), "--symmetry", "--max-states", "100"],
+    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"],
                           capsys)
     assert code == 0 and report["symmetry"]["both_complete"] is False
 
@@ -327,7 +322,7 @@ def test_workers_give_the_same_exploration(monkeypatch: pytest.MonkeyPatch,
 def test_workers_complete_exploration_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               parallel_from: int) -> None:
     monkeypatch.setattr(explore, "PARALLEL_FROM", parallel_from)
-    start = prepare(str(_write(tmp_path, SMALL))).start
+    start = prepare(str(write_yaml(tmp_path, SMALL))).start
     one = explore.explore(start, _settings())
     two = explore.explore(start, _settings(workers=2))
     assert one.complete and two.complete
@@ -359,7 +354,7 @@ def _nobody_conquers(parent: Any, action: Any, child: Any) -> bool:
 
 
 def test_counterexample_replays(tmp_path: Path) -> None:
-    source = _write(tmp_path, dict(SMALL, steps=[{"add": "P1"}]))
+    source = write_yaml(tmp_path, dict(SMALL, steps=[{"add": "P1"}]))
     witness = invariants._view_keys("score", "control")
     never = Invariant("nobody_conquers", "CR 463", "transition", _nobody_conquers, witness,
                       doc="Nobody ever scores (CR 463).")

@@ -17,7 +17,7 @@ import pytest
 from statemachine.io import load
 
 from engine.diagrams import chart_dot, chart_mermaid, render_svg, write_diagrams
-from engine.graphs import chart_graph, node_link_json, write_graphml
+from engine.graphs import chart_graph, node_link_json, write_exports, write_graphml
 from engine.runtime import compiled
 from engine.scxml import chart_scxml
 from statecharts import CHARTS
@@ -429,12 +429,31 @@ def test_node_link_json_has_the_documented_keys_and_reads_back_as_documented(nam
     assert _edge_set(back) == _edge_set(chart_graph(name))
 
 
+def test_write_exports_writes_every_chart_in_one_format(tmp_path):
+    """What `riftchart export` writes, callable from Python: one file per chart, in the order
+    of the charts' names, with the exporters' text and "\n" line ends on every platform."""
+    for fmt, text in (("json", node_link_json), ("scxml", chart_scxml)):
+        written = write_exports(tmp_path / fmt, fmt)
+        assert written == [tmp_path / fmt / f"{name}.{fmt}" for name in NAMES]
+        for name, path in zip(NAMES, written, strict=True):
+            assert path.read_bytes() == text(name).encode("utf-8")
+    written = write_exports(tmp_path / "graphml", "graphml")
+    assert written == [tmp_path / "graphml" / f"{name}.graphml" for name in NAMES]
+    for name, path in zip(NAMES, written, strict=True):
+        assert path.read_bytes() == write_graphml(name, tmp_path / "one.graphml").read_bytes()
+    with pytest.raises(ValueError, match="unknown export format 'dot'"):
+        write_exports(tmp_path / "dot", "dot")
+    assert not (tmp_path / "dot").exists()
+
+
 # --- (6) unknown chart names -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("export", [
     chart_scxml, chart_graph, node_link_json, lambda name: write_graphml(name, os.devnull),
-], ids=["chart_scxml", "chart_graph", "node_link_json", "write_graphml"])
+    chart_dot, chart_mermaid,
+], ids=["chart_scxml", "chart_graph", "node_link_json", "write_graphml", "chart_dot",
+        "chart_mermaid"])
 def test_an_unknown_chart_name_is_a_value_error_listing_the_charts(export):
     with pytest.raises(ValueError, match="unknown chart 'nope'") as refused:
         export("nope")

@@ -20,6 +20,7 @@ from engine.compare import compare, format_comparison
 from engine.runner import FAILED, INVALID, OK, run_file
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
+from tests.helpers import step_block
 
 SCENARIO_DIR = ROOT / "scenarios"
 
@@ -91,18 +92,6 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-def _step_block(text: str, index: int) -> list[str]:
-    """The lines `format_comparison` prints for one step (its header excluded)."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"step {index}:"))
-    block = []
-    for line in lines[start + 1 :]:
-        if line.startswith(("step ", "The profiles part")):
-            break
-        block.append(line)
-    return block
-
-
 # --- every 2NN scenario ---------------------------------------------------------------------
 
 
@@ -154,7 +143,7 @@ def test_format_comparison_marks_the_parting_step(pair):
     text = format_comparison(compare(str(pair.seed_path)), width=200)
     assert f"steps 1-{pair.parts_at - 1}: identical" in text
     assert f"The profiles part at step {pair.parts_at} (lines marked *)." in text
-    marked = [line for line in _step_block(text, pair.parts_at) if line.startswith("*")]
+    marked = [line for line in step_block(text, pair.parts_at) if line.startswith("*")]
     assert any(pair.tag in line for line in marked), marked
     assert any(re.match(rf"\*\s+{pair.key}: ", line) for line in marked), marked
 

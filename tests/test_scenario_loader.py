@@ -1,4 +1,5 @@
-"""Tests of the scenario loader (engine/scenario.py) against docs/scenario-format.md."""
+"""Tests of the scenario loader (engine/scenario.py) against the scenario format (the
+contract: shared/docs/scenario-format.md; a guide: docs/scenarios.md)."""
 
 from __future__ import annotations
 
