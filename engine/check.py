@@ -53,7 +53,8 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ScenarioError as error:
         err.write(f"{error}\n")
         return 2
-    problem = _not_for_profile(args.invariant, chosen, prepared.start.profile) or _unwritable(args)
+    problem = (_not_for_profile(args.invariant, chosen, prepared.start.profile)
+               or _unwritable(args, [inv.name for inv in chosen]))
     if problem:
         err.write(f"riftchart check: {problem}\n")
         return 2
@@ -64,19 +65,22 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except WorkerLost as lost:
         err.write(f"riftchart check: {lost}\n")
         return SEARCH_FAILED
+    written: dict[str, Path] = {}
+    graph_note = None
+    lost = False  # a file that could not be written after all (a full disk): the report stays
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out),
                                            args.rules)
         graph_note = _write_graph(args.graph, report, err) if args.graph else None
     except OSError as error:
         err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
-        return 2
+        lost = True
     summary = _summary(args, prepared, settings, report, plain, written, graph_note)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
         _print_summary(summary, out)
-    return 1 if report.violations else 0
+    return 2 if lost else 1 if report.violations else 0
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:
@@ -106,11 +110,13 @@ def _not_for_profile(named: list[str] | None, chosen: list, profile: str) -> str
     return f"{', '.join(missing)}: not an invariant of profile {profile} (see --list)"
 
 
-def _unwritable(args: argparse.Namespace) -> str | None:
-    """Where the results would go cannot take them: said before a long search, not after. The
-    --out folder is made only when a counterexample is written."""
+def _unwritable(args: argparse.Namespace, invariants: list[str]) -> str | None:
+    """Where the results would go cannot take them (the --out folder, the counterexample files
+    it may get, the --graph file): said before a long search, not after. The --out folder is
+    made only when a counterexample is written."""
+    out = Path(args.out)
     try:
-        check_writable(Path(args.out))
+        check_writable(out, [counterexample.path_for(args.file, name, out) for name in invariants])
     except OSError as error:
         return f"cannot write to --out {args.out}: {error.filename}: {error.strerror}"
     if args.graph is not None:

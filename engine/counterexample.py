@@ -57,11 +57,16 @@ def write(
         "# and fails (exit 1) under rules that keep the invariant.\n"
     )
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{Path(source).stem}.{invariant.name}.yaml"
+    path = path_for(source, invariant.name, out_dir)
     steps = data.pop("steps")
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     path.write_text(_wrap_comment(header) + body + _steps_yaml(steps), encoding="utf-8")
     return path
+
+
+def path_for(source: str | Path, invariant: str, out_dir: Path) -> Path:
+    """Where the counterexample of ``invariant`` for the scenario ``source`` is written."""
+    return out_dir / f"{Path(source).stem}.{invariant}.yaml"
 
 
 def _steps_yaml(steps: list[dict[str, Any]]) -> str:

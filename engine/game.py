@@ -57,6 +57,10 @@ class Game:
         """Every legal action of every player who may act now, each once (see
         :func:`engine.actions.legal`), plays with every set of at most ``max_targets``
         targets. Whether one given action is legal: :meth:`check`."""
+        if isinstance(max_targets, bool) or not isinstance(max_targets, int):
+            raise TypeError(f"max_targets is a whole number of targets, not {max_targets!r}")
+        if max_targets < 1:
+            raise ValueError(f"max_targets is 1 or more, not {max_targets}")
         return actions.legal(self._table.state, max_targets)
 
     def check(self, action: Action) -> None:

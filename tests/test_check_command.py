@@ -143,6 +143,31 @@ def test_the_out_folder_is_made_only_for_a_counterexample(tmp_path: Path,
     capsys.readouterr()
 
 
+def test_a_counterexample_file_taken_by_a_folder_is_refused_before_the_search(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    model = str(write_yaml(tmp_path, GROUP_KILL))
+    (tmp_path / "cex" / "model.no_deadlock.yaml").mkdir(parents=True)
+    assert cli.main(["check", model, "--out", str(tmp_path / "cex")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "model.no_deadlock.yaml: it is a folder, not a file" in captured.err
+
+
+def test_a_counterexample_that_cannot_be_written_after_the_search_keeps_the_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    def disk_full(*args: Any) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "cex" / "model.x.yaml"))
+
+    monkeypatch.setattr(actions, "legal", lambda s, max_targets=1: [])  # a deadlock at once
+    monkeypatch.setattr(counterexample, "write_all", disk_full)
+    model = str(write_yaml(tmp_path, GROUP_KILL))
+    assert cli.main(["check", model, "--out", str(tmp_path / "cex")]) == 2
+    captured = capsys.readouterr()
+    assert "VIOLATED no_deadlock" in captured.out and "explored: complete" in captured.out
+    assert captured.err == f"riftchart check: cannot write {tmp_path / 'cex' / 'model.x.yaml'}: " \
+                           "No space left on device\n"
+
+
 def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     model = write_yaml(tmp_path, {

@@ -171,3 +171,30 @@ def test_observe_refuses_what_it_cannot_call() -> None:
         else:
             raise AssertionError(f"observe({not_a_callback!r}) was accepted")
     assert game.legal_actions() and game.apply(game.legal_actions()[0])  # still usable
+
+
+def test_legal_actions_refuses_a_bound_that_is_not_a_count_of_targets() -> None:
+    game = Game.from_scenario(ROOT / "scenarios" / "001_flow_empty_battlefield_conquer.yaml")
+    for wrong, error in (("2", TypeError), (None, TypeError), (2.5, TypeError),
+                         (True, TypeError), (0, ValueError), (-1, ValueError)):
+        try:
+            game.legal_actions(max_targets=wrong)  # type: ignore[arg-type]
+        except error as refused:
+            assert "max_targets" in str(refused)
+        else:
+            raise AssertionError(f"max_targets={wrong!r} was accepted")
+    assert game.legal_actions(max_targets=3)
+
+
+def test_tables_in_the_docs_are_not_split_by_a_paragraph() -> None:
+    """A Markdown table ends at its first line that is not a row: a row after a paragraph
+    shows as a stray line of pipes."""
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        lines = doc.read_text(encoding="utf-8").splitlines()
+        in_code = False
+        for number, (before, line) in enumerate(zip(["", *lines], lines, strict=False), 1):
+            if line.startswith("```"):
+                in_code = not in_code
+            if not in_code and line.startswith("|") and before.strip() and \
+                    not before.startswith("|"):
+                raise AssertionError(f"{doc.name}:{number}: a table row after a paragraph")
