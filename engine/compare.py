@@ -14,10 +14,13 @@ them; of ``units``, only the units that differ, one by one (``units.U1``).
 
 Steps. Before the parting step, runs of steps on which the profiles agree are one line
 (``steps 1-7: identical``); a step refused under both profiles is still shown, with the
-reason, since the refusal is part of what the scenario does. `expect` steps are not compared:
-they check the state, and a file's expectations hold for its own profile only; the output
-lists them, so the step numbers that are missing are explained. `expect_error` steps are
-compared: their action is tried under both profiles, and one profile may allow it.
+reason, since the refusal is part of what the scenario does, and so is an `expect_error` step
+that both profiles took (it was legal: the game went on from the state it left). `expect`
+steps are not compared: they check the state, and a file's expectations hold for its own
+profile only; the output lists them, so the step numbers that are missing are explained. A
+run of identical steps neither begins nor ends with one, and names those inside it
+(``steps 1-7: identical, but for the expect steps 2, 4, 6 (not compared)``). `expect_error`
+steps are compared: their action is tried under both profiles, and one profile may allow it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ _NO_BREAK = "\u00a0"  # textwrap breaks only at ASCII whitespace
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # narrower splits most words; wider only costs memory
 _GUTTER = len("* ") + len(" | ")  # what a line holds besides its two columns
 _NOT_COMPARED = "expect, not compared"
+_REFUSED = "refused under both profiles"
+_TAKEN = "taken under both profiles: it was not refused"
+_CHECK_FAILED = "its expect_error check failed under both profiles"
 _ABSENT = object()  # a key one state has and the other has not (a unit not on the board)
 
 _Pair = tuple[StepRecord | None, StepRecord | None]  # a step under each profile
@@ -140,46 +146,85 @@ def _last_step(c: Comparison) -> int:
 
 def _agreeing(c: Comparison, pairs: dict[int, _Pair], end: int, line_width: int) -> list[str]:
     """Steps 1 to ``end - 1``, on which the profiles agree: each stretch of them one line, but
-    each step refused under both shown, with the reason."""
+    each step that did not simply happen as written (see `_note`) shown, with the reason."""
     out: list[str] = []
-    for first, last, refused in _stretches(pairs, end):
-        if refused:
-            a = pairs[first][0]
-            assert a is not None, "a refused step is a step of both runs"
-            out += _wrap(f"step {first}: {describe(a.do)} (refused under both profiles)",
-                         line_width, "    ")
-            out += [f"  {line}" for text in a.lines for line in _wrap(text, line_width - 2)]
-        elif all(i in c.not_compared for i in range(first, last + 1)):
-            out += [f"step {i}: {_NOT_COMPARED}" for i in range(first, last + 1)]
-        elif first == last:
-            out.append(f"step {first}: identical")
+    for first, last in _stretches(c, pairs, end):
+        note = _note(pairs[first][0]) if first in pairs else None
+        if note:
+            out += _noted_step(pairs[first], note, line_width)
+        elif first == last and first in c.not_compared:
+            out.append(f"step {first}: {_NOT_COMPARED}")
         else:
-            out.append(f"steps {first}-{last}: identical")
+            out += _wrap(_identical(first, last, c.not_compared), line_width, "    ")
     return out
 
 
-def _stretches(pairs: dict[int, _Pair], end: int) -> Iterator[tuple[int, int, bool]]:
-    """(first, last, refused): each step refused under both alone, the steps between together."""
-    start = 1
+def _noted_step(pair: _Pair, note: str, line_width: int) -> list[str]:
+    """A step both profiles agree on, with its note and its trace, which gives the reason."""
+    a = pair[0]
+    assert a is not None, "a noted step is a step of both runs"
+    out = _wrap(f"step {a.index}: {describe(a.do)} ({note})", line_width, "    ")
+    return out + [f"  {line}" for text in a.lines for line in _wrap(text, line_width - 2)]
+
+
+def _identical(first: int, last: int, not_compared: tuple[int, ...]) -> str:
+    """A run of identical steps; the expect steps inside it are named, since they were not
+    compared and the range alone would count them in."""
+    if first == last:
+        return f"step {first}: identical"
+    inside = tuple(i for i in range(first, last + 1) if i in not_compared)
+    text = f"steps {first}-{last}: identical"
+    if inside:
+        noun = "step" if len(inside) == 1 else "steps"
+        text += f", but for the expect {noun} {_numbers(inside)} (not compared)"
+    return text
+
+
+def _stretches(c: Comparison, pairs: dict[int, _Pair], end: int) -> Iterator[tuple[int, int]]:
+    """(first, last): each step with a note alone, the steps between together, trimmed of the
+    expect steps at their ends (see `_trimmed`)."""
+    run: list[int] = []
     for index in range(1, end):
-        if index in pairs and _refused(pairs[index][0]):
-            if start < index:
-                yield start, index - 1, False
-            yield index, index, True
-            start = index + 1
-    if start < end:
-        yield start, end - 1, False
+        if index in pairs and _note(pairs[index][0]):
+            yield from _trimmed(run, c.not_compared)
+            run = []
+            yield index, index
+        else:
+            run.append(index)
+    yield from _trimmed(run, c.not_compared)
 
 
-def _refused(record: StepRecord | None) -> bool:
-    """Whether the step was refused: run_scenario(keep_going=True) ends its trace with the
-    refusal (an `expect_error` step's says "as expected"; one that was legal, "refused: ...
-    but it was legal")."""
-    if record is None:
-        return False
-    kind = next(iter(record.do)) if record.do else None
-    prefix = "refused as expected: " if kind == "expect_error" else "refused: "
-    return bool(record.lines) and record.lines[-1].startswith(prefix)
+def _trimmed(run: list[int], not_compared: tuple[int, ...]) -> Iterator[tuple[int, int]]:
+    """``run`` (consecutive steps) with the expect steps at either end each alone: a range
+    such as "steps 3-5: identical" must begin and end with steps that were compared."""
+    lo, hi = 0, len(run)
+    while lo < hi and run[lo] in not_compared:
+        lo += 1
+    while hi > lo and run[hi - 1] in not_compared:
+        hi -= 1
+    yield from ((i, i) for i in run[:lo])
+    if lo < hi:
+        yield run[lo], run[hi - 1]
+    yield from ((i, i) for i in run[hi:])
+
+
+def _note(record: StepRecord | None) -> str | None:
+    """How a step went, if not simply as written, from the end of its trace, where
+    run_scenario(keep_going=True) puts what would have failed the run as "refused: ...".
+    An ordinary step so ended was refused. An `expect_error` step was refused if it says
+    "refused as expected: "; if it says "refused: ", its check failed: mostly because the
+    action was legal and taken (the runner's "... but it was legal"), which changes the game
+    the later steps play on, so it must not pass for an identical step."""
+    if record is None or not record.lines:
+        return None
+    last = record.lines[-1]
+    if not record.do or next(iter(record.do)) != "expect_error":
+        return _REFUSED if last.startswith("refused: ") else None
+    if last.startswith("refused as expected: "):
+        return _REFUSED
+    if last.startswith("refused: "):
+        return _TAKEN if last.endswith(", but it was legal") else _CHECK_FAILED
+    return None
 
 
 def _parted_step(a: StepRecord | None, b: StepRecord | None, column: int) -> list[str]:

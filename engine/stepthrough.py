@@ -21,8 +21,13 @@ there is touched.
 
 Failure. Everything is drawn before anything is written, and the paths are checked first (a
 file where the folder goes, a folder where a file goes), so a missing Graphviz or a clash
-writes nothing; a write that still fails halfway (a full disk) removes the files and folders
-that it made itself, and only those. The error names the path that could not be written.
+writes nothing. Every file is then written beside its place under a temporary name of ours
+(``.step-000-focus.svg.partial``), and only once all of them are written are they moved into
+place, the page last. So a write that still fails halfway (a full disk), or Ctrl-C, leaves an
+earlier page and its pictures as they were: it removes its temporary files and the folders it
+made itself, and only those. The error names the file that could not be written. A file that
+is replaced keeps its permissions; a page or picture that is a symbolic link stays one, and
+is written through in place, which alone cannot be taken back.
 
 Safety. Everything a scenario file can put in the page (its name, ids, display names, trace
 lines, state values) goes through :func:`html.escape` here, on the server side; the page's
@@ -43,7 +48,6 @@ order, no time stamps, and the Graphviz version comment dropped from the inlined
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import html
 import re
@@ -59,7 +63,7 @@ from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names
-from engine.writable import check_writable
+from engine.writable import AllOrNothing, check_writable
 from statecharts import CHARTS
 
 #: The charts that every game has once, after its battlefields, in the order they are shown.
@@ -155,8 +159,9 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
 
     Raises ``OSError`` (its ``filename`` the path that could not be written) with nothing
     written when a path is taken by the wrong kind of thing; a write that fails later takes
-    back the files and folders it made. Raises ``graphviz.ExecutableNotFound``, with nothing
-    written, without Graphviz.
+    back the files and folders it made and leaves the files that were there as they were
+    (see "Failure" above). Raises ``graphviz.ExecutableNotFound``, with nothing written,
+    without Graphviz.
     """
     out = Path(out_dir)
     stem = name or Path(result.path).stem or "scenario"
@@ -171,51 +176,19 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     }
     text = render_page(result, frames)
     check_writable(folder, [*svgs, page])
-    made = _Made()
+    made = AllOrNothing()
     try:
         made.folder(folder)
         for path, svg in svgs.items():
             made.file(path, svg)
-        made.file(page, text)
+        made.file(page, text)  # given last, so it is moved into place last
+        made.commit()
     except BaseException:
         # Ctrl-C too: what this run made for the page goes with it, what was there stays
         made.undo()
         raise
     _remove_stale(folder, set(svgs))
     return sorted([*svgs, page])
-
-
-class _Made:
-    """The folders and files a write made that were not there before: if the write cannot
-    finish, it takes back those, and never anything that was there already."""
-
-    def __init__(self) -> None:
-        self._paths: list[Path] = []  # in the order made: a folder before what is in it
-
-    def folder(self, path: Path) -> None:
-        missing = []
-        for candidate in (path, *path.parents):
-            if candidate.exists() or candidate.is_symlink():
-                break
-            missing.append(candidate)
-        for candidate in reversed(missing):  # the outermost first
-            candidate.mkdir()
-            self._paths.append(candidate)
-
-    def file(self, path: Path, text: str) -> None:
-        if not (path.exists() or path.is_symlink()):
-            # noted before writing: a write that fails halfway leaves a file too
-            self._paths.append(path)
-        _write_text(path, text)
-
-    def undo(self) -> None:
-        for path in reversed(self._paths):  # what is inside a folder before the folder
-            # a folder someone has put something in since stays: rmdir only takes empty ones
-            with contextlib.suppress(OSError):
-                if path.is_dir() and not path.is_symlink():
-                    path.rmdir()
-                else:
-                    path.unlink()
 
 
 def _remove_stale(folder: Path, written: set[Path]) -> None:
@@ -242,11 +215,6 @@ def _file_part(text: str) -> str:
         "".join(f"~{byte:02X}" for byte in ch.encode("utf-8"))
         for ch in text
     )
-
-
-def _write_text(path: Path, text: str) -> None:
-    # newline="\n": the same bytes on every platform
-    path.write_text(text, encoding="utf-8", newline="\n")
 
 
 # --- the page -----------------------------------------------------------------------------

@@ -1,10 +1,13 @@
-"""Whether a command can write where it is asked to: checked before the long work (a search, a
-run's pictures), so that a path in the way is said at once and nothing is left half made."""
+"""Writing files safely: whether a command can write where it is asked to, checked before the
+long work (a search, a run's pictures), so that a path in the way is said at once; and a write
+of several files that lands whole or not at all (:class:`AllOrNothing`)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -36,3 +39,104 @@ def first_existing(path: Path) -> Path:
         if candidate.exists() or candidate.is_symlink():
             return candidate
     return Path(path.anchor or ".")
+
+
+class AllOrNothing:
+    """A write of several files that lands whole or not at all, as far as a file system lets
+    it: each file is written beside its place under a temporary name, and only when all are
+    written does :meth:`commit` move them into place. :meth:`undo` takes back the temporary
+    files and the folders it made, and never anything that was there already."""
+
+    def __init__(self) -> None:
+        self._folders: list[Path] = []  # in the order made: the outermost first
+        self._staged: list[tuple[Path, Path]] = []  # (temporary, final), in the order given
+        self._moved = 0  # how many of the staged files are in place
+        self._new: list[Path] = []  # the files moved in where there was none
+        self._links: list[tuple[Path, str]] = []  # links to write through, and their text
+
+    def folder(self, path: Path) -> None:
+        missing = []
+        for candidate in (path, *path.parents):
+            if candidate.exists() or candidate.is_symlink():
+                break
+            missing.append(candidate)
+        for candidate in reversed(missing):  # the outermost first
+            candidate.mkdir()
+            self._folders.append(candidate)
+
+    def file(self, path: Path, text: str) -> None:
+        """Write ``text`` for ``path``, under a temporary name until :meth:`commit`."""
+        if path.is_symlink():
+            # a link is the user's choice of where the file lives: replacing it with a file of
+            # ours would undo that, so it is written through, in place, at commit
+            self._links.append((path, text))
+            return
+        try:
+            temporary = _temporary_beside(path)
+            # noted before writing: a write that fails halfway leaves the file too
+            self._staged.append((temporary, path))
+            write_text(temporary, text)
+            if path.exists():
+                # a file replaced keeps its permissions (a page shared on purpose stays so)
+                shutil.copymode(path, temporary)
+        except OSError as error:
+            raise _about(error, path) from error
+
+    def commit(self) -> None:
+        """Write through the links, then move every file into place, in the order given."""
+        for link, text in self._links:
+            # before any file is moved: a write can still fail (a full disk), and until now
+            # nothing that was there has changed; a link's file cut off halfway cannot be
+            # restored, though
+            try:
+                write_text(link, text)
+            except OSError as error:
+                raise _about(error, link) from error
+        for temporary, path in self._staged:
+            if not (path.exists() or path.is_symlink()):
+                self._new.append(path)  # noted first: Ctrl-C may come right after the move
+            try:
+                # a rename within one folder: the file is the old one or the new one, whole
+                os.replace(temporary, path)
+            except OSError as error:
+                raise _about(error, path) from error
+            self._moved += 1
+
+    def undo(self) -> None:
+        # what is inside a folder before the folder; a folder someone has put something in
+        # since stays, as rmdir only takes empty ones
+        for path in [temporary for temporary, _ in self._staged[self._moved:]] + self._new:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for folder in reversed(self._folders):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _temporary_beside(path: Path) -> Path:
+    """A new, empty file of ours beside ``path``: ``.NAME.partial`` in the same folder, so
+    that moving it into place is a rename on one file system. Made only if no such name is
+    there (no link is followed, nothing is overwritten): if ``.NAME.partial`` is taken (a run
+    killed outright leaves its own), ``.NAME.2.partial`` and on are tried."""
+    n = 1
+    while True:
+        suffix = ".partial" if n == 1 else f".{n}.partial"
+        candidate = path.with_name(f".{path.name}{suffix}")
+        try:
+            # 0o666 less the umask: the mode that a plain write of a new file gets
+            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            n += 1
+            continue
+        return candidate
+
+
+def _about(error: OSError, path: Path) -> OSError:
+    """``error`` as the user's path's: a failed write (ENOSPC) names no file, and the
+    temporary file's name is ours, not one the user knows."""
+    return OSError(error.errno, error.strerror or str(error), str(path))
+
+
+def write_text(path: Path, text: str) -> None:
+    # newline="\n": the same bytes on every platform
+    path.write_text(text, encoding="utf-8", newline="\n")

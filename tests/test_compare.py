@@ -17,6 +17,7 @@ import pytest
 
 from engine import compare as compare_module
 from engine.compare import compare, format_comparison
+from engine.runner import StepRecord
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
 from tests.helpers import step_block
@@ -148,12 +149,21 @@ def test_without_a_terminal_or_COLUMNS_the_output_is_80_wide_and_always_the_same
 # --- 4. refused steps and expect steps are shown --------------------------------------------
 
 
+_RUN = re.compile(r"steps (\d+)-(\d+): identical(?:, but for the expect steps? ([\d, ]+) "
+                  r"\(not compared\))?$")
+
+
+def _runs(text: str) -> list[tuple[int, int, set[int]]]:
+    """Each "steps a-b: identical" line: a, b and the expect steps it names inside."""
+    found = (_RUN.match(line) for line in text.splitlines())
+    return [(int(m[1]), int(m[2]), {int(n) for n in (m[3] or "").split(",") if n.strip()})
+            for m in found if m]
+
+
 def _numbers_shown(text: str) -> set[int]:
-    shown: set[int] = set()
+    shown = {i for first, last, _ in _runs(text) for i in range(first, last + 1)}
     for line in text.splitlines():
-        if found := re.match(r"steps (\d+)-(\d+): identical$", line):
-            shown |= set(range(int(found[1]), int(found[2]) + 1))
-        elif found := re.match(r"step (\d+): ", line):
+        if found := re.match(r"step (\d+): ", line):
             shown.add(int(found[1]))
     return shown
 
@@ -166,6 +176,18 @@ def test_every_step_number_is_shown_and_expect_steps_are_said_not_compared(path)
     assert _numbers_shown(text) == set(range(1, len(scenario.steps) + 1))
     expects = ", ".join(str(s.index) for s in scenario.steps if s.kind == "expect")
     assert f"Not compared: the expect steps ({expects})" in text
+
+
+@pytest.mark.parametrize("path", [CONTROL_LOSS, END_TURN_REFUSED, UNIT_LEAVES],
+                         ids=lambda p: p.stem[:3])
+def test_a_run_of_identical_steps_is_bounded_by_compared_steps_and_names_the_expects_inside(
+        path):
+    expects = {s.index for s in load_scenario(path).steps if s.kind == "expect"}
+    runs = _runs(format_comparison(compare(str(path)), width=1000))
+    assert runs, "each of these files has a run of identical steps"
+    for first, last, named in runs:
+        assert first not in expects and last not in expects, (first, last)
+        assert named == {i for i in expects if first < i < last}, (first, last)
 
 
 def test_an_expect_step_after_the_parting_is_said_not_compared():
@@ -183,7 +205,7 @@ def test_a_step_refused_under_both_profiles_is_shown_with_the_reason(tmp_path):
     lines = text.splitlines()
     at = lines.index("step 1: end_turn P2 (refused under both profiles)")
     assert lines[at + 1].startswith("  refused: end_turn was refused: only the turn player")
-    assert lines[at + 2] == "steps 2-8: identical"
+    assert lines[at + 2] == "steps 2-8: identical, but for the expect steps 3, 5, 7 (not compared)"
     assert "The profiles part at step 9 (lines marked *)." in lines
 
 
@@ -194,3 +216,75 @@ def test_an_expect_error_refused_under_both_profiles_is_shown_with_the_reason():
     assert lines[at + 1].startswith("  refused as expected: only the turn player (P1)")
     assert lines[at + 2] == "step 2: identical"
     assert lines[-1] == "The two profiles give the same trace and the same states at every step."
+
+
+# --- 5. an expect_error step that was legal, and expect steps beside a run ------------------
+
+# The audit's scenario: step 1 expects a legal move to be refused (both profiles take it),
+# step 2 is refused under both, step 3 is an expect, steps 4-5 agree.
+TAKEN_EXPECT_ERROR = """\
+name: compare edge
+players: [P1, P2]
+battlefields: [{id: A}, {id: B}]
+units:
+  - {id: U1, controller: P1, might: 2, at: base}
+  - {id: U2, controller: P1, might: 2, at: base}
+steps:
+  - expect_error: {move: {player: P1, units: [U1], to: A}}
+  - move: {player: P2, units: [U2], to: B}
+  - expect: {state: neutral-open}
+  - pass: P1
+  - pass: P2
+"""
+
+
+@pytest.fixture
+def taken_lines(tmp_path: Path) -> list[str]:
+    path = tmp_path / "taken.yaml"
+    path.write_text(TAKEN_EXPECT_ERROR, encoding="utf-8")
+    comparison = compare(str(path))
+    assert comparison.first_difference is None  # the profiles agree at every step
+    return format_comparison(comparison, width=200).splitlines()
+
+
+def test_an_expect_error_step_taken_under_both_profiles_is_shown_not_called_identical(
+        taken_lines):
+    at = taken_lines.index('step 1: expect refused: move player="P1" units=["U1"] to="A" '
+                           "(taken under both profiles: it was not refused)")
+    assert taken_lines[at + 1] == "  refused: expected move to be refused, but it was legal"
+    assert taken_lines[at + 2].startswith('step 2: move player="P2"')
+    assert not any(re.match(r"steps? 1\b", line) and "identical" in line
+                   for line in taken_lines)
+
+
+def test_an_expect_step_at_the_start_of_a_run_is_left_out_of_it(taken_lines):
+    at = taken_lines.index("step 3: expect, not compared")
+    assert taken_lines[at + 1:] == [
+        "steps 4-5: identical",
+        "The two profiles give the same trace and the same states at every step.",
+    ]
+    assert _numbers_shown("\n".join(taken_lines)) == {1, 2, 3, 4, 5}
+
+
+def test_an_expect_step_at_the_end_of_a_run_is_left_out_of_it(tmp_path):
+    # an expect step last: the run before it stops short of it
+    path = tmp_path / "expect_last.yaml"
+    path.write_text(TAKEN_EXPECT_ERROR + "  - expect: {state: neutral-open}\n",
+                    encoding="utf-8")
+    lines = format_comparison(compare(str(path)), width=200).splitlines()
+    at = lines.index("step 3: expect, not compared")
+    assert lines[at + 1:at + 3] == ["steps 4-5: identical", "step 6: expect, not compared"]
+
+
+@pytest.mark.parametrize("last, note", [
+    ("refused as expected: only the turn player", "refused under both profiles"),
+    ("refused: expected move to be refused, but it was legal",
+     "taken under both profiles: it was not refused"),
+    ("refused: the refused step changed the state",
+     "its expect_error check failed under both profiles"),
+    ("moved U1 to A", None),
+])
+def test_how_an_expect_error_step_went_is_read_from_the_end_of_its_trace(last, note):
+    do = {"expect_error": {"move": {"player": "P1", "units": ["U1"], "to": "A"}}}
+    record = StepRecord(1, do, [last], {}, {})
+    assert compare_module._note(record) == note

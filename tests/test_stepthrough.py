@@ -3,12 +3,14 @@ scenario file can run in it, and it steps back and forth in a real (headless) br
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
 import queue
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -20,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from engine import stepthrough
+from engine import stepthrough, writable
 from engine.diagrams import ACTIVE_FILL, TAKEN_COLOUR
 from engine.runner import OK, RunResult, run_file
 
@@ -290,6 +292,25 @@ def test_without_graphviz_no_folder_is_left_behind(tmp_path: Path) -> None:
         assert not any(there.iterdir())
 
 
+def _disk_full_at(monkeypatch: pytest.MonkeyPatch, name: str,
+                  stop: type[BaseException] = OSError) -> None:
+    """Make the write of the file called ``name`` stop halfway: a tenth of it written, then
+    the disk is full (an ``OSError`` that, like a real ENOSPC from a write, names no file),
+    or ``stop`` (``KeyboardInterrupt`` for Ctrl-C)."""
+    write_text = writable.write_text
+
+    def stopping(path: Path, text: str) -> None:
+        # the file itself, or the temporary file it is written to first
+        if path.name == name or path.name.startswith(f".{name}."):
+            path.write_text(text[: len(text) // 10], encoding="utf-8")
+            if stop is OSError:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise stop()
+        write_text(path, text)
+
+    monkeypatch.setattr(writable, "write_text", stopping)
+
+
 def test_a_write_that_fails_halfway_takes_back_only_what_it_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -297,24 +318,106 @@ def test_a_write_that_fails_halfway_takes_back_only_what_it_made(
     mine = tmp_path / "o" / "s" / "notes.txt"
     mine.parent.mkdir(parents=True)
     mine.write_text("mine", encoding="utf-8")
-    write_text = stepthrough._write_text
-
-    def full_disk_at_the_page(path: Path, text: str) -> None:
-        if path.suffix == ".html":
-            path.write_text(text[:10], encoding="utf-8")  # half written, then the disk is full
-            raise OSError(28, "No space left on device", str(path))
-        write_text(path, text)
-
-    monkeypatch.setattr(stepthrough, "_write_text", full_disk_at_the_page)
+    _disk_full_at(monkeypatch, "s.html")
     with pytest.raises(OSError) as raised:
         stepthrough.write_lit_run(result, tmp_path / "o")
     assert raised.value.filename == str(tmp_path / "o" / "s.html")
+    assert raised.value.errno == errno.ENOSPC
     assert _tree(tmp_path / "o") == {"s": None, "s/notes.txt": b"mine"}
 
     # in a folder that was not there, nothing at all is left
     with pytest.raises(OSError):
         stepthrough.write_lit_run(result, tmp_path / "new" / "o")
     assert not (tmp_path / "new").exists()
+
+
+def _earlier_page(tmp_path: Path, out_dir: Path) -> RunResult:
+    """A good page ``out_dir/s.html`` from an earlier run, its pictures told apart from what
+    the next run draws (as another Graphviz would draw them), and a stale picture of a longer
+    run; returns the next run, of another scenario under the same name."""
+    stepthrough.write_lit_run(_run(_scenario(tmp_path, "s", "Earlier")), out_dir)
+    for svg in (out_dir / "s").glob("*.svg"):
+        svg.write_bytes(svg.read_bytes() + b"<!-- an earlier drawing -->\n")
+    (out_dir / "s" / "step-999-focus.svg").write_text("a longer run's", encoding="utf-8")
+    return _run(_scenario(tmp_path, "s", "Later"))
+
+
+@pytest.mark.parametrize("failing", ["step-002-focus.svg", "s.html"])
+def test_a_failed_write_over_an_earlier_page_leaves_it_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    from engine import runner
+
+    out_dir = tmp_path / "o"
+    later = _earlier_page(tmp_path, out_dir)
+    before = _tree(out_dir)
+    assert b"Earlier" in before["s.html"]
+    _disk_full_at(monkeypatch, failing)
+
+    out, err = io.StringIO(), io.StringIO()
+    assert runner.run_files([later.path], out, err, diagrams_dir=out_dir) == 2
+    # the file that could not be written, not the folder, and not a temporary name
+    where = out_dir / failing if failing == "s.html" else out_dir / "s" / failing
+    assert err.getvalue() == (f"riftchart run: cannot write diagrams to {where}: "
+                              "No space left on device\n")
+    # the earlier page and every picture byte for byte, the stale one too; no temporary file
+    assert _tree(out_dir) == before
+
+
+def test_ctrl_c_while_writing_leaves_an_earlier_page_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out_dir = tmp_path / "o"
+    later = _earlier_page(tmp_path, out_dir)
+    before = _tree(out_dir)
+    _disk_full_at(monkeypatch, "step-003-turn.svg", KeyboardInterrupt)
+    with pytest.raises(KeyboardInterrupt):
+        stepthrough.write_lit_run(later, out_dir)
+    assert _tree(out_dir) == before
+
+
+def test_a_later_run_replaces_the_earlier_page_whole(tmp_path: Path) -> None:
+    out_dir = tmp_path / "o"
+    later = _earlier_page(tmp_path, out_dir)
+    stepthrough.write_lit_run(later, tmp_path / "fresh")
+    stepthrough.write_lit_run(later, out_dir)
+    # the same bytes as a page written where there was none, and no temporary file left
+    assert _tree(out_dir) == _tree(tmp_path / "fresh")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's")
+def test_a_replaced_file_keeps_its_mode(tmp_path: Path) -> None:
+    result = _run(_scenario(tmp_path, "s", "Showdown"))
+    out_dir = tmp_path / "o"
+    stepthrough.write_lit_run(result, out_dir)
+    page, picture = out_dir / "s.html", out_dir / "s" / "step-001-focus.svg"
+    page.chmod(0o640)
+    picture.chmod(0o604)
+    other = out_dir / "s" / "step-000-focus.svg"
+    new_mode = stat.S_IMODE(other.stat().st_mode)  # what a plain write of a new file gets
+    other.unlink()
+
+    stepthrough.write_lit_run(result, out_dir)
+    assert stat.S_IMODE(page.stat().st_mode) == 0o640
+    assert stat.S_IMODE(picture.stat().st_mode) == 0o604
+    assert stat.S_IMODE(other.stat().st_mode) == new_mode
+
+
+def test_a_page_that_is_a_link_is_written_through(tmp_path: Path) -> None:
+    result = _run(_scenario(tmp_path, "s", "Showdown"))
+    stepthrough.write_lit_run(result, tmp_path / "fresh")
+    elsewhere = tmp_path / "site" / "showdown.html"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("an earlier page", encoding="utf-8")
+    out_dir = tmp_path / "o"
+    out_dir.mkdir()
+    (out_dir / "s.html").symlink_to(elsewhere)
+
+    stepthrough.write_lit_run(result, out_dir)
+    assert (out_dir / "s.html").is_symlink()
+    assert (out_dir / "s.html").readlink() == elsewhere
+    assert elsewhere.read_bytes() == (tmp_path / "fresh" / "s.html").read_bytes()
+    assert sorted(p.name for p in out_dir.iterdir()) == ["s", "s.html"]  # nothing ours left
 
 
 def test_a_page_not_named_after_its_file_says_whose_it_is(tmp_path: Path) -> None:
