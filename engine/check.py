@@ -67,20 +67,20 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return SEARCH_FAILED
     written: dict[str, Path] = {}
     graph_note = None
-    lost = False  # a file that could not be written after all (a full disk): the report stays
+    unwritten = False  # a file that could not be written after all (a full disk): the report stays
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out),
                                            args.rules)
         graph_note = _write_graph(args.graph, report, err) if args.graph else None
     except OSError as error:
         err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
-        lost = True
+        unwritten = True
     summary = _summary(args, prepared, settings, report, plain, written, graph_note)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
         _print_summary(summary, out)
-    return 2 if lost else 1 if report.violations else 0
+    return 2 if unwritten else 1 if report.violations else 0
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:
