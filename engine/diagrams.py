@@ -147,6 +147,7 @@ def _dot_initial_marker(chart: CompiledChart, parent: str | None, depth: int) ->
     if parent is not None and chart.states[parent].kind != "compound":
         return []  # a parallel state enters every region; an atomic one has no children
     initial = _initial_child(chart, parent)
+    assert initial is not None, "a chart and each of its compound states have an initial child"
     marker = _marker_id(parent)
     pad = INDENT * depth
     edge = [f"lhead={_q('cluster_' + initial)}"] if _is_cluster(chart, initial) else []

@@ -200,6 +200,7 @@ class Explorer:
         entry = _Node(node, action, parent.depth + 1, parent.turns + turn_changed)
         new = self._add(key, entry)
         if self._workers is not None:
+            assert isinstance(child, tuple), "with workers a child is (worker, handle)"
             self._workers.found(new, child)
         queue = next_turn if turn_changed else buckets
         queue.setdefault(entry.depth, []).append((new, child))
@@ -223,6 +224,7 @@ class Explorer:
         path: list[Action] = []
         while node > 0:
             entry = self.nodes[node]
+            assert entry.action is not None, "only the start (node 0) has no action"
             path.append(entry.action)
             node = entry.parent
         path.reverse()

@@ -149,7 +149,7 @@ def describe(do: dict[str, Any] | None) -> str:
     return f"{kind} " + " ".join(f"{k}={show_value(v)}" for k, v in body.items())
 
 
-def print_text(result: RunResult, out: TextIO, *, with_states: bool = False) -> None:
+def print_text(result: RunResult, out: TextIO | Output, *, with_states: bool = False) -> None:
     """The trace, step by step; ``with_states`` adds every chart's active states after the
     setup and after each step."""
     # one line, whatever line breaks the name or the path hold
@@ -169,13 +169,13 @@ def print_text(result: RunResult, out: TextIO, *, with_states: bool = False) -> 
         out.write(f"FAIL {one_line(result.message)}\n")
 
 
-def _print_states(rec: StepRecord, out: TextIO) -> None:
+def _print_states(rec: StepRecord, out: TextIO | Output) -> None:
     out.write("  active states:\n")
     for key, names in active_states(rec.configs).items():
         out.write(f"    {key.replace(':', ' ', 1)}: {', '.join(names)}\n")
 
 
-def print_json(result: RunResult, out: TextIO, *, with_trace: bool = False,
+def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = False,
                with_states: bool = False) -> None:
     """One object per step, step 0 the setup, with exactly the keys scenario-format.md names
     (``file``, ``step``, ``do``, ``state``); ``with_trace`` adds the step's trace lines
@@ -214,22 +214,22 @@ def run_files(
     without printing, and the exit code is 2. An ``err`` that cannot be written loses only its
     own lines: ``out`` keeps its output and the exit code is what the files decided (D32).
     """
-    out, err = Output.of(out), Output.of(err)
+    output, errors = Output.of(out), Output.of(err)
     code = OK
     pages: set[str] = set()
     for path in paths:
         result = run_file(path, rules=rules)
-        _report(result, out, err, as_json, with_trace, with_states)
-        if output_lost(out, err, command):
+        _report(result, output, errors, as_json, with_trace, with_states)
+        if output_lost(output, errors, command):
             code = INVALID
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
             stem = Path(result.path).stem
             page = _page_name(stem or "scenario", pages)
-            if not _write_page(result, diagrams_dir, page, err, command):
+            if not _write_page(result, diagrams_dir, page, errors, command):
                 code = INVALID
             elif page != stem:
-                _say_whose_page(result.path, diagrams_dir / f"{page}.html", err, command)
+                _say_whose_page(result.path, diagrams_dir / f"{page}.html", errors, command)
     return code
 
 
@@ -266,13 +266,13 @@ def _page_name(stem: str, taken: set[str]) -> str:
     return name
 
 
-def _say_whose_page(path: str, page: Path, err: TextIO, command: str) -> None:
+def _say_whose_page(path: str, page: Path, err: Output, command: str) -> None:
     # a page not named after its file would otherwise be a guess (stdout is the trace's)
     err.write(one_line(f"riftchart {command}: {path}: its page is {page}") + "\n")
     err.flush()
 
 
-def _write_page(result: RunResult, folder: Path, name: str, err: TextIO, command: str) -> bool:
+def _write_page(result: RunResult, folder: Path, name: str, err: Output, command: str) -> bool:
     """Write the page and charts of ``result``; if they cannot be written, one line on
     ``err`` that names the path which could not be written, and why, and False."""
     import graphviz

@@ -18,10 +18,10 @@ class _Map(dict):
 
     __slots__ = ("line", "key_lines")
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int | None) -> None:
         super().__init__()
         self.line = line
-        self.key_lines: dict[Any, int] = {}
+        self.key_lines: dict[Any, int | None] = {}
 
 
 class _List(list):
@@ -29,10 +29,10 @@ class _List(list):
 
     __slots__ = ("line", "item_lines")
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int | None) -> None:
         super().__init__()
         self.line = line
-        self.item_lines: list[int] = []
+        self.item_lines: list[int | None] = []
 
 
 _TAG = "tag:yaml.org,2002:"

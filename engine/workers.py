@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, cast
 
 from .expansion import Expanded, Expansion, Keep
 from .state import GameState
@@ -265,10 +265,12 @@ class Workers:
         nothing left."""
         victim = self.stealing[0] if self.stealing else None
         busy = [conn for worker, conn in enumerate(self.conns) if owed[worker] or worker == victim]
-        for conn in wait(busy, timeout):
+        for answered in wait(busy, timeout):
+            conn = cast(Connection, answered)  # wait() gives back what it was given
             worker = self.conns.index(conn)
             message = self._receive(conn)
             if isinstance(message, _Given):
+                assert self.stealing is not None, "a worker gives only when asked to"
                 thief = self.stealing[1]
                 self.stealing = None
                 if message.states:

@@ -25,5 +25,5 @@ def cite(rule: str, transitions: TransitionList) -> TransitionList:
     the compiler, the exporters and the trace read back.
     """
     for transition in transitions.transitions:
-        transition.rule = rule
+        transition.rule = rule  # type: ignore[attr-defined]  # an attribute of our own
     return transitions
