@@ -172,7 +172,8 @@ def print_text(result: RunResult, out: TextIO | Output, *, with_states: bool = F
 def _print_states(rec: StepRecord, out: TextIO | Output) -> None:
     out.write("  active states:\n")
     for key, names in active_states(rec.configs).items():
-        out.write(f"    {key.replace(':', ' ', 1)}: {', '.join(names)}\n")
+        # one line each, whatever line breaks a battlefield's id holds
+        out.write(one_line(f"    {key.replace(':', ' ', 1)}: {', '.join(names)}") + "\n")
 
 
 def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = False,

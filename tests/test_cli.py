@@ -471,3 +471,13 @@ def test_states_in_json_agree_with_the_state_view_in_every_bundled_scenario():
         for bf, by in state["contested"].items():
             contested = "contest_status.contested" in active[f"battlefield:{bf}"]
             assert contested == (by is not None), (where, bf)
+
+
+def test_states_keep_one_line_per_chart_whatever_a_battlefield_id_holds(tmp_path):
+    path = write(tmp_path, "odd.yaml", 'name: odd id\nplayers: [P1, P2]\n'
+                 'battlefields: [{id: "A\\nB"}]\n'
+                 'units: [{id: U1, controller: P1, might: 1, at: base}]\n')
+    done = riftchart("run", "--states", path)
+    assert done.returncode == 0, done.stderr
+    charts = [line for line in done.stdout.splitlines() if line.startswith("    ")]
+    assert len(charts) == 5 and charts[0].startswith("    battlefield A B: control.")
