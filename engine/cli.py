@@ -125,14 +125,19 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.set_defaults(func=_cmd_compare)
 
     check = sub.add_parser("check", help="explore every reachable state and check invariants")
-    check.add_argument("file", nargs="?")
+    check.add_argument("file", nargs="?", help="a scenario: its setup, then its steps as a prefix")
     check.add_argument("--list", action="store_true", help="list the invariants and exit")
-    check.add_argument("--invariant", action="append", metavar="NAME", help="default: all")
-    check.add_argument("--rules", choices=PROFILES)
-    check.add_argument("--max-turns", type=int, default=1)
-    check.add_argument("--max-states", type=int, default=200_000)
-    check.add_argument("--symmetry", action="store_true")
-    check.add_argument("--workers", type=int, default=1)
+    check.add_argument("--invariant", action="append", metavar="NAME",
+                       help="check this invariant (repeat for more; default: all)")
+    check.add_argument("--rules", choices=PROFILES, help="override the rules profile")
+    check.add_argument("--max-turns", type=int, default=1, metavar="N",
+                       help="turn changes a path may make (default 1)")
+    check.add_argument("--max-states", type=int, default=200_000, metavar="N",
+                       help="stop discovering states past N (default 200000)")
+    check.add_argument("--symmetry", action="store_true",
+                       help="merge states that differ only by interchangeable units")
+    check.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="processes to share the search (default 1)")
     check.add_argument("--max-targets", type=int, default=1, metavar="N",
                        help="try plays with every set of at most N targets (default 1)")
     check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
@@ -141,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         metavar="DIR",
         default="counterexamples",
-        help="where counterexample scenarios are written",
+        help="where counterexample scenarios are written (default: counterexamples)",
     )
     check.set_defaults(func=_cmd_check)
 
