@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run scenario files and print their traces")
-    run.add_argument("files", nargs="+")
+    run.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML or JSON)")
     run.add_argument("--json", action="store_true", help="one JSON object per step")
     run.add_argument("--trace", action="store_true",
                      help="with --json: each step's trace lines too, under \"trace\"")
@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_cmd_run)
 
     cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
-    cmp.add_argument("file")
+    cmp.add_argument("file", metavar="FILE", help="a scenario file")
     cmp.add_argument("--width", type=int, default=None,
                      help="width of each column, 20 to 1000 (default: fit the terminal)")
     cmp.set_defaults(func=_cmd_compare)
@@ -155,14 +155,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
 
     dia = sub.add_parser("diagrams", help="write every chart as a diagram")
-    dia.add_argument("--out", default="diagrams")
+    dia.add_argument("--out", default="diagrams", metavar="DIR",
+                     help="where the diagrams go (default: diagrams)")
     dia.add_argument("--format", default="dot,svg,mermaid",
                      help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES))
     dia.set_defaults(func=_cmd_diagrams)
 
     export = sub.add_parser("export", help="export the charts for other tools")
-    export.add_argument("--format", choices=["graphml", "json", "scxml"], required=True)
-    export.add_argument("--out", default="export")
+    export.add_argument("--format", choices=["graphml", "json", "scxml"], required=True,
+                        help="one file per chart in this format")
+    export.add_argument("--out", default="export", metavar="DIR",
+                        help="where the files go (default: export)")
     export.set_defaults(func=_cmd_export)
     return parser
 
