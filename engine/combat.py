@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import permutations
 from typing import TYPE_CHECKING
 
@@ -51,15 +52,28 @@ def automatic_assignment(total: int, targets: list[Unit]) -> dict[str, int]:
 
 def legal_assignments(total: int, targets: list[Unit]) -> list[dict[str, int]]:
     """Every assignment the rules allow: each order that keeps Tanks first and Backline last."""
+    orders = (
+        [(u.id, u.lethal()) for u in order]
+        for order in permutations(targets)
+        if _tanks_first_backline_last(order)
+    )
+    return sorted(fill_each_order(total, orders), key=lambda p: sorted(p.items()))
+
+
+def _tanks_first_backline_last(order: tuple[Unit, ...]) -> bool:
+    classes = [_assign_class(u) for u in order]
+    return classes == sorted(classes)
+
+
+def fill_each_order(total: int, orders: Iterable[list[tuple[str, int]]]) -> list[dict[str, int]]:
+    """:func:`fill_in_order` for each order of (unit id, lethal damage), each distinct plan
+    once, in the order first met."""
     found: list[dict[str, int]] = []
-    for order in permutations(targets):
-        classes = [_assign_class(u) for u in order]
-        if classes != sorted(classes):
-            continue
-        plan = _fill(total, list(order))
+    for order in orders:
+        plan = fill_in_order(total, order)
         if plan not in found:
             found.append(plan)
-    return sorted(found, key=lambda p: sorted(p.items()))
+    return found
 
 
 def begin_damage_step(table: Table, bf: str, rule: str) -> None:

@@ -251,12 +251,8 @@ def _damage_plans(choice: dict[str, Any], units: dict[str, Any]) -> list[dict[st
     """Lethal damage in full to the options in every order: the legal assignments are among
     them (the view does not show Tank and Backline, which only rule orders out)."""
     lethal = {uid: max(1, units[uid]["might"] - units[uid]["damage"]) for uid in choice["options"]}
-    plans: list[dict[str, int]] = []
-    for order in permutations(choice["options"]):
-        plan = combat.fill_in_order(choice["total"], [(uid, lethal[uid]) for uid in order])
-        if plan not in plans:
-            plans.append(plan)
-    return plans
+    orders = ([(uid, lethal[uid]) for uid in order] for order in permutations(choice["options"]))
+    return combat.fill_each_order(choice["total"], orders)
 
 
 def _stuck_witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
