@@ -41,7 +41,7 @@ from .state import PROFILES
 
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
 # a profile tag or a citation stays on one line, so that a reader (or grep) finds it whole
-_UNBROKEN = re.compile(r"\[profile [^\]]+\]|\((?:CR|S|seed) [^)]+\)")
+_UNBROKEN = re.compile(r"\[profile [^\]]+\]|\((?:CR|S|seed|rules) [^)]+\)")
 _NO_BREAK = "\u00a0"  # textwrap breaks only at ASCII whitespace
 
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # narrower splits most words; wider only costs memory
