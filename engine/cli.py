@@ -83,7 +83,7 @@ def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T
         err.write(f"riftchart {command}: --out needs a folder name\n")
         return None
     return streams.writing(
-        write, err, command=command, where=f"to {where}",
+        write, err, command=command, what="to ", folder=where,
         no_dot="Graphviz's `dot` is needed for svg and png: "
                "install graphviz, or ask for --format dot,mermaid")
 

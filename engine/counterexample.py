@@ -17,6 +17,7 @@ import yaml
 
 from .actions import to_step
 from .runner import describe
+from .writable import write_text
 
 if TYPE_CHECKING:
     from .explore import Prepared, Report, Violation
@@ -60,7 +61,7 @@ def write(
     path = path_for(source, invariant.name, out_dir)
     steps = data.pop("steps")
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
-    path.write_text(_wrap_comment(header) + body + _steps_yaml(steps), encoding="utf-8")
+    write_text(path, _wrap_comment(header) + body + _steps_yaml(steps))
     return path
 
 
@@ -114,7 +115,7 @@ def write_graph(path: Path, report: Report) -> None:
     if path.suffix.lower() == ".graphml":
         _write_graphml(path, report)
     else:
-        path.write_text(_dot(report), encoding="utf-8")
+        write_text(path, _dot(report))
 
 
 def _edge_label(action: Any) -> str:

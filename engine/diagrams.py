@@ -16,6 +16,7 @@ from pathlib import Path
 import graphviz
 
 from engine.runtime import CompiledChart, Transition, compiled_chart
+from engine.writable import write_text
 from statecharts import CHARTS
 
 #: Fill and border of a lit (active) state, and the colour of a taken transition.
@@ -354,8 +355,7 @@ def write_diagrams(
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
-            # newline="\n": the same bytes on every platform
-            path.write_text(content, encoding="utf-8", newline="\n")
+            write_text(path, content)
     return sorted(contents)
 
 

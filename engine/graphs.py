@@ -22,6 +22,7 @@ from networkx.readwrite.graphml import GraphMLWriter
 
 from engine.runtime import CompiledChart, Transition, compiled_chart
 from engine.scxml import chart_scxml
+from engine.writable import write_text
 from statecharts import CHARTS
 
 #: File suffix of every format :func:`write_exports` knows.
@@ -124,9 +125,7 @@ def write_exports(out_dir: str | Path, fmt: str) -> list[Path]:
         if fmt == "graphml":
             write_graphml(name, path)
         else:
-            text = node_link_json(name) if fmt == "json" else chart_scxml(name)
-            # newline="\n": the same bytes on every platform
-            path.write_text(text, encoding="utf-8", newline="\n")
+            write_text(path, node_link_json(name) if fmt == "json" else chart_scxml(name))
         written.append(path)
     return written
 

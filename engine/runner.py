@@ -14,8 +14,8 @@ from .errors import IllegalAction, ScenarioError, one_line
 from .game import Game
 from .runtime import Runtime
 from .scenario import Scenario, Step, load_scenario
-from .streams import Output, output_lost
-from .view import ABSENT, active_states, differences
+from .streams import Output, output_lost, writing
+from .view import ABSENT, active_states, chart_caption, differences
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -173,7 +173,7 @@ def _print_states(rec: StepRecord, out: TextIO | Output) -> None:
     out.write("  active states:\n")
     for key, names in active_states(rec.configs).items():
         # one line each, whatever line breaks a battlefield's id holds
-        out.write(one_line(f"    {key.replace(':', ' ', 1)}: {', '.join(names)}") + "\n")
+        out.write(one_line(f"    {chart_caption(key)}: {', '.join(names)}") + "\n")
 
 
 def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = False,
@@ -276,21 +276,12 @@ def _say_whose_page(path: str, page: Path, err: Output, command: str) -> None:
 def _write_page(result: RunResult, folder: Path, name: str, err: Output, command: str) -> bool:
     """Write the page and charts of ``result``; if they cannot be written, one line on
     ``err`` that names the path which could not be written, and why, and False."""
-    import graphviz
-
     from . import stepthrough
 
-    try:
-        stepthrough.write_lit_run(result, folder, name)
-    except OSError as error:
-        where = folder if error.filename is None else os.fsdecode(error.filename)
-        err.write(one_line(f"riftchart {command}: cannot write diagrams to {where}: "
-                           f"{error.strerror or error}") + "\n")
-        return False
-    except graphviz.ExecutableNotFound:
-        err.write(f"riftchart {command}: --diagrams needs Graphviz's `dot`: install graphviz\n")
-        return False
-    return True
+    written = writing(lambda: stepthrough.write_lit_run(result, folder, name), err,
+                      command=command, what="diagrams to ", folder=folder,
+                      no_dot="--diagrams needs Graphviz's `dot`: install graphviz")
+    return written is not None
 
 
 def bundled_scenarios() -> list[Path]:

@@ -62,7 +62,7 @@ from engine.diagrams import chart_dot, render_svg, transition_label
 from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
-from engine.view import active_state_names
+from engine.view import active_state_names, chart_caption
 from engine.writable import AllOrNothing, check_writable
 from statecharts import CHARTS
 
@@ -95,7 +95,7 @@ class LitChart:
     @property
     def caption(self) -> str:
         """The chart as the page names it: ``battlefield A``, ``focus``."""
-        return self.key.replace(":", " ", 1)
+        return chart_caption(self.key)
 
     @property
     def taken_in_order(self) -> list[Transition]:

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
+from .errors import one_line
+
 T = TypeVar("T")
 
 
@@ -116,17 +118,20 @@ def reader_gone() -> None:
         _release(sys.stdout)
 
 
-def writing(write: Callable[[], T], err: TextIO, *, command: str, where: str,
-            no_dot: str) -> T | None:
+def writing(write: Callable[[], T], err: TextIO | Output, *, command: str, what: str,
+            folder: str | os.PathLike, no_dot: str) -> T | None:
     """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2):
-    ``riftchart COMMAND: cannot write WHERE: why`` for an ``OSError``, or
+    ``riftchart COMMAND: cannot write WHAT PATH: why`` for an ``OSError``, PATH being the file
+    the error names, or else ``folder`` (a full disk names no file), or
     ``riftchart COMMAND: NO_DOT`` (the advice) when Graphviz's ``dot`` is missing."""
     import graphviz
 
     try:
         return write()
     except OSError as error:
-        err.write(f"riftchart {command}: cannot write {where}: {error.strerror or error}\n")
+        path = folder if error.filename is None else error.filename
+        err.write(one_line(f"riftchart {command}: cannot write {what}{os.fsdecode(path)}: "
+                           f"{error.strerror or error}") + "\n")
     except graphviz.ExecutableNotFound:
         err.write(f"riftchart {command}: {no_dot}\n")
     return None

@@ -132,6 +132,11 @@ def _in_turn_order(s: GameState, players: Iterable[str]) -> list[str]:
 # --- the charts' active states (``riftchart run --states``, the step-through page) ----------
 
 
+def chart_caption(key: str) -> str:
+    """A chart key as people read it: ``battlefield:A`` -> ``battlefield A``."""
+    return key.replace(":", " ", 1)
+
+
 def active_states(configs: Mapping[str, frozenset[str]]) -> dict[str, list[str]]:
     """Each chart's active states in words (:func:`active_state_names`), keyed as the game
     keeps its charts (``battlefield:A``..., then ``focus``, ``priority``, ``scheduler``,

@@ -9,6 +9,7 @@ import errno
 import os
 import shutil
 from collections.abc import Iterable
+from itertools import takewhile
 from pathlib import Path
 
 
@@ -55,11 +56,8 @@ class AllOrNothing:
         self._links: list[tuple[Path, str]] = []  # links to write through, and their text
 
     def folder(self, path: Path) -> None:
-        missing = []
-        for candidate in (path, *path.parents):
-            if candidate.exists() or candidate.is_symlink():
-                break
-            missing.append(candidate)
+        there = first_existing(path)
+        missing = list(takewhile(lambda candidate: candidate != there, (path, *path.parents)))
         for candidate in reversed(missing):  # the outermost first
             candidate.mkdir()
             self._folders.append(candidate)
@@ -138,5 +136,6 @@ def _about(error: OSError, path: Path) -> OSError:
 
 
 def write_text(path: Path, text: str) -> None:
-    # newline="\n": the same bytes on every platform
+    """``text`` written to ``path`` as UTF-8 with ``\\n`` line ends: the same bytes on every
+    platform (the text files riftchart writes all go through here)."""
     path.write_text(text, encoding="utf-8", newline="\n")
