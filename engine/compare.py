@@ -40,8 +40,10 @@ from .scenario import load_scenario
 from .state import PROFILES
 
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
-# a profile tag or a citation stays on one line, so that a reader (or grep) finds it whole
-_UNBROKEN = re.compile(r"\[profile [^\]]+\]|\((?:CR|S|seed|rules) [^)]+\)")
+_TITLES = "profile seed | profile cr-1.4"  # the columns, named at the end of the header
+# a profile tag, a citation or the columns' titles stays on one line, so that a reader (or
+# grep) finds it whole, wherever a long name or path makes the line break
+_UNBROKEN = re.compile(r"\[profile [^\]]+\]|\((?:CR|S|seed|rules) [^)]+\)|" + re.escape(_TITLES))
 _NO_BREAK = "\u00a0"  # textwrap breaks only at ASCII whitespace
 
 MIN_WIDTH, MAX_WIDTH = 20, 1000  # narrower splits most words; wider only costs memory
@@ -113,8 +115,7 @@ def format_comparison(c: Comparison, width: int | None = None) -> str:
     column = column_width(width)
     line_width = 2 * column + _GUTTER
     left, right = c.runs
-    out = _wrap(one_line(f"== {c.name} ({c.path}): profile seed | profile cr-1.4"),
-                line_width, "   ")
+    out = _wrap(one_line(f"== {c.name} ({c.path}): {_TITLES}"), line_width, "   ")
     if c.not_compared:
         out += _wrap(
             f"Not compared: the expect steps ({_numbers(c.not_compared)}), since a file's "
