@@ -210,22 +210,23 @@ def _trimmed(run: list[int], not_compared: tuple[int, ...]) -> Iterator[tuple[in
 
 
 def _note(record: StepRecord | None) -> str | None:
-    """How a step went, if not simply as written, from the end of its trace, where
-    run_scenario(keep_going=True) puts what would have failed the run as "refused: ...".
-    An ordinary step so ended was refused. An `expect_error` step was refused if it says
-    "refused as expected: "; if it says "refused: ", its check failed: mostly because the
-    action was legal and taken (the runner's "... but it was legal"), which changes the game
-    the later steps play on, so it must not pass for an identical step."""
-    if record is None or not record.lines:
+    """How a step went, if not simply as written: refused (an action, or the action of an
+    `expect_error`, which is what it expected), taken (an `expect_error` whose action was
+    legal, which changes the game the later steps play on, so it must not pass for an
+    identical step), or its `expect_error` check failed."""
+    if record is None:
         return None
-    last = record.lines[-1]
-    if not record.do or next(iter(record.do)) != "expect_error":
-        return _REFUSED if last.startswith("refused: ") else None
-    if last.startswith("refused as expected: "):
-        return _REFUSED
-    if last.startswith("refused: "):
-        return _TAKEN if last.endswith(", but it was legal") else _CHECK_FAILED
-    return None
+    if record.outcome == "as written":
+        expected_refusal = record.do is not None and next(iter(record.do)) == "expect_error"
+        return _REFUSED if expected_refusal else None
+    return _NOTES.get(record.outcome)
+
+
+_NOTES: dict[str, str] = {
+    "refused": _REFUSED,
+    "not refused": _TAKEN,
+    "refusal changed the state": _CHECK_FAILED,
+}
 
 
 def _parted_step(a: StepRecord | None, b: StepRecord | None, column: int) -> list[str]:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from . import actions
 from .errors import IllegalAction, ScenarioError, one_line
@@ -18,6 +18,15 @@ from .streams import Output, output_lost, writing
 from .view import ABSENT, active_states, chart_caption, differences
 
 OK, FAILED, INVALID = 0, 1, 2
+
+#: How a step went (:attr:`StepRecord.outcome`):
+#: "as written": the setup, an action taken, an `expect` that held, an `expect_error` refused
+#: as it expected; "refused": an action the rules refused; "not refused": an `expect_error`
+#: whose action was legal (and so was taken); "refusal changed the state": an `expect_error`
+#: refused, but the state changed (an engine fault); "expect failed": an `expect` that did not
+#: hold.
+Outcome = Literal["as written", "refused", "not refused", "refusal changed the state",
+                  "expect failed"]
 
 
 @dataclass
@@ -30,6 +39,7 @@ class StepRecord:
     state: dict[str, Any]
     configs: dict[str, frozenset[str]]
     taken: list[Any] = field(default_factory=list)
+    outcome: Outcome = "as written"
 
 
 @dataclass
@@ -77,8 +87,10 @@ def run_scenario(
     game.observe(taken.append)
     result = RunResult(scenario.path, scenario.name, scenario.rules, OK)
 
-    def record(index: int, do: dict[str, Any] | None, lines: list[str]) -> None:
-        rec = StepRecord(index, do, lines, game.view(), game.configurations, list(taken))
+    def record(index: int, do: dict[str, Any] | None, lines: list[str],
+               outcome: Outcome = "as written") -> None:
+        rec = StepRecord(index, do, lines, game.view(), game.configurations, list(taken),
+                         outcome)
         taken.clear()
         result.steps.append(rec)
         if on_step:
@@ -88,10 +100,10 @@ def run_scenario(
     for step in scenario.steps:
         if keep_going and step.kind == "expect":
             continue
-        lines, failure = _run_step(game, step)
+        lines, failure, outcome = _run_step(game, step)
         if keep_going and failure:
             lines, failure = lines + [f"refused: {failure}"], None
-        record(step.index, step.as_mapping(), lines)
+        record(step.index, step.as_mapping(), lines, outcome)
         if failure:
             where = f"step {step.index}" + (f" (line {step.line})" if step.line else "")
             result.code = FAILED
@@ -100,8 +112,9 @@ def run_scenario(
     return result
 
 
-def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
-    """Run a step; returns its trace lines and, if it failed, why."""
+def _run_step(game: Game, step: Step) -> tuple[list[str], str | None, Outcome]:
+    """Run a step; returns its trace lines, why it failed (None if it did not), and how it
+    went."""
     if step.kind == "expect":
         found = differences(step.args, game.view())
         if found:
@@ -109,8 +122,8 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
                 f"{path}: expected {show_value(want)}, " + (
                     f"actual: absent (the state has no {path})" if got is ABSENT
                     else f"actual {show_value(got)}")
-                for path, want, got in found)
-        return [], None
+                for path, want, got in found), "expect failed"
+        return [], None, "as written"
     if step.kind == "expect_error":
         inner = step.args
         before_view, before_snapshot = game.view(), game.snapshot()
@@ -118,13 +131,13 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None]:
             game.apply(actions.from_step(inner.kind, inner.args))
         except IllegalAction as refused:
             if game.view() != before_view or game.snapshot() != before_snapshot:
-                return [], "the refused step changed the state"
-            return [f"refused as expected: {refused}"], None
-        return [], f"expected {inner.kind} to be refused, but it was legal"
+                return [], "the refused step changed the state", "refusal changed the state"
+            return [f"refused as expected: {refused}"], None, "as written"
+        return [], f"expected {inner.kind} to be refused, but it was legal", "not refused"
     try:
-        return game.apply(actions.from_step(step.kind, step.args)), None
+        return game.apply(actions.from_step(step.kind, step.args)), None, "as written"
     except IllegalAction as refused:
-        return [], f"{step.kind} was refused: {refused}"
+        return [], f"{step.kind} was refused: {refused}", "refused"
 
 
 def show_value(value: Any) -> str:

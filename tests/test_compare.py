@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine import compare as compare_module
 from engine.compare import compare, format_comparison
-from engine.runner import StepRecord
+from engine.runner import StepRecord, run_scenario
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
-from tests.helpers import step_block
+from tests.helpers import step_block, write_yaml
 
 SCENARIO_DIR = ROOT / "scenarios"
 CONTROL_LOSS = SCENARIO_DIR / "220_profile_control_loss_seed.yaml"  # parts at step 8
@@ -283,15 +284,37 @@ def test_an_expect_step_at_the_end_of_a_run_is_left_out_of_it(tmp_path):
     assert lines[at + 1:at + 3] == ["steps 4-5: identical", "step 6: expect, not compared"]
 
 
-@pytest.mark.parametrize("last, note", [
-    ("refused as expected: only the turn player", "refused under both profiles"),
-    ("refused: expected move to be refused, but it was legal",
+def _one_step_scenario(tmp_path: Path, step: dict) -> Path:
+    """The empty 1v1 position of END_TURN_REFUSED with one step of ``step`` after its setup."""
+    data = yaml.safe_load(END_TURN_REFUSED.read_text(encoding="utf-8"))
+    data["steps"] = [step]
+    return write_yaml(tmp_path, data, "one_step.yaml")
+
+
+@pytest.mark.parametrize("step, outcome, note", [
+    ({"expect_error": {"end_turn": "P2"}}, "as written", "refused under both profiles"),
+    ({"expect_error": {"end_turn": "P1"}}, "not refused",
      "taken under both profiles: it was not refused"),
-    ("refused: the refused step changed the state",
-     "its expect_error check failed under both profiles"),
-    ("moved U1 to A", None),
+    ({"end_turn": "P2"}, "refused", "refused under both profiles"),
+    ({"end_turn": "P1"}, "as written", None),
 ])
-def test_how_an_expect_error_step_went_is_read_from_the_end_of_its_trace(last, note):
-    do = {"expect_error": {"move": {"player": "P1", "units": ["U1"], "to": "A"}}}
-    record = StepRecord(1, do, [last], {}, {})
+def test_how_a_step_went_is_recorded_by_the_runner_and_noted_by_compare(tmp_path, step,
+                                                                        outcome, note):
+    scenario = load_scenario(str(_one_step_scenario(tmp_path, step)))
+    record = run_scenario(scenario, keep_going=True).steps[1]
+    assert record.outcome == outcome
     assert compare_module._note(record) == note
+
+
+def test_a_refused_step_that_changed_the_state_is_noted_as_a_failed_check():
+    # the engine never lets a refusal change the state, so this outcome is made by hand
+    do = {"expect_error": {"end_turn": "P2"}}
+    record = StepRecord(1, do, [], {}, {}, [], "refusal changed the state")
+    assert compare_module._note(record) == "its expect_error check failed under both profiles"
+
+
+def test_a_trace_line_that_reads_like_a_refusal_does_not_make_a_step_refused():
+    # how a step went is recorded, not read back from the wording of its trace
+    do = {"move": {"player": "P1", "units": ["U1"], "to": "A"}}
+    record = StepRecord(1, do, ["refused: a line of the trace"], {}, {})
+    assert compare_module._note(record) is None
