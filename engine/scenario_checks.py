@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
+from engine.actions import Destination, needs
 from engine.errors import ScenarioError
 from engine.scenario_model import (
     AMOUNT_EFFECTS,
@@ -356,7 +357,8 @@ class Checker:
         given = self.mapping(value, where)
         for player, amount in given.items():
             self.player(player, where.key(given, player))
-            result[player] = self.integer(amount, where.key(given, player))
+            if amount is not None:  # null: the default, as for any optional key (D33)
+                result[player] = self.integer(amount, where.key(given, player))
         return result
 
     def read_battlefields(self, value: Any, at: _At) -> tuple[BattlefieldSpec, ...]:
@@ -407,20 +409,21 @@ class Checker:
         items = top["units"]
         where = root.key(top, "units")
         present: dict[str, list[str]] = {}
-        first_conflict: dict[str, int] = {}
+        conflict: dict[str, int] = {}  # the unit that brought the second player, or the third
         for index, unit in enumerate(units):
             if unit.at == "base":
                 continue
             controllers = present.setdefault(unit.at, [])
             if unit.controller not in controllers:
                 controllers.append(unit.controller)
-                if len(controllers) == 2:
-                    first_conflict[unit.at] = index
-        for battlefield, index in first_conflict.items():
+                if len(controllers) in (2, 3):
+                    conflict[unit.at] = index
+        for battlefield, index in conflict.items():
             at = where.item(items, index).key(items[index], "at")
             controllers = present[battlefield]
             if len(controllers) >= 3:
-                self.fail(at, f"units of three players at {quoted(battlefield)}")
+                self.fail(at, f"units of three players at {quoted(battlefield)}: "
+                              f"{_options(map(quoted, controllers[:3]))}")
             if self.teams and any(set(controllers) <= set(team) for team in self.teams):
                 self.fail(at, f"teammates' units at {quoted(battlefield)}: "
                               f"{quoted(controllers[0])} and {quoted(controllers[1])}")
@@ -455,7 +458,7 @@ class Checker:
         for player, cards in hands.items():
             where = at.key(hands, player)
             self.player(player, where)
-            items = self.sequence(cards, where)
+            items = () if cards is None else self.sequence(cards, where)  # null: no cards (D33)
             result[player] = tuple(self.read_card(card, where.item(items, index))
                                    for index, card in enumerate(items))
         return result
@@ -510,7 +513,19 @@ class Checker:
                 self.fail(where, f"expected {_options(SELECTORS)} or a list of unit ids")
         elif targets is not None:
             targets = self.units_list(targets, where, allow_empty=True)
+        self.check_trigger_needs(effect, targets, at.key(entry, "effect"))
         return TriggerSpec(when=when, effect=effect, targets=targets)
+
+    def check_trigger_needs(self, effect: dict[str, Any], targets: Any, at: _At) -> None:
+        """A trigger has no play step to give its effect units or a destination: an effect
+        that takes its units from the play needs the trigger's ``targets``, and a move needs
+        its own ``to`` (else it could never do anything)."""
+        wants_targets, wants_to = needs(effect)
+        if wants_targets and targets is None:
+            self.fail(at, "this effect takes its units from the play, which a trigger does not "
+                          "have: give the trigger 'targets' or the effect 'units'")
+        if wants_to == Destination.MUST:
+            self.fail(at, "a trigger's move needs its own 'to': no play step chooses it")
 
     def effect(self, value: Any, at: _At) -> dict[str, Any]:
         """Validate an effect; return it as a plain dict tree."""

@@ -177,14 +177,20 @@ def cut_short(text: str) -> str:
 
 
 def quoted(value: Any) -> str:
-    """``value`` as a message quotes it: ``repr``, a long string cut short (``'abc...'``)."""
+    """``value`` as a message quotes it: ``repr``, a long string cut short (``'abc...'``);
+    YAML's own words for null and the booleans, which a file wrote (as a key, say)."""
     if isinstance(value, str):
         return repr(cut_short(value))
+    if value is None or isinstance(value, bool):
+        return _YAML_WORDS[value]
     return cut_short(repr(value))
+
+
+_YAML_WORDS = {None: "null", True: "true", False: "false"}
 
 
 def join_path(path: str, key: Any) -> str:
     """The dotted path of ``key`` under ``path``: ``units[2]`` and ``might`` give
     ``units[2].might``."""
-    name = cut_short(key if isinstance(key, str) else repr(key))
+    name = cut_short(key) if isinstance(key, str) else quoted(key)
     return f"{path}.{name}" if path else name

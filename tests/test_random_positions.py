@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from engine import Add, Game, Pass, invariants
+from engine.actions import Destination, needs
 from engine.expansion import Settings
 from engine.explore import Report, explore
 from engine.reference_runtime import CheckedRuntime
@@ -160,7 +161,7 @@ class PositionMaker:
             trigger["targets"] = "enemies_here"
         elif roll < 0.7:
             trigger["targets"] = [r.choice(uids)]
-        return trigger
+        return able_to_act(trigger, fields[0])
 
     def effect(self, uids: list[str], fields: list[str], depth: int = 0) -> dict[str, Any]:
         r = self.r
@@ -186,6 +187,26 @@ class PositionMaker:
         if kind == "move" and r.random() < 0.6:
             arg["to"] = r.choice([*fields, "base"])
         return {kind: arg}
+
+
+def able_to_act(trigger: dict[str, Any], field: str) -> dict[str, Any]:
+    """``trigger`` given what a trigger's effect cannot get from a play step, as the loader
+    asks (D15): its own targets ("self") and, for each move without one, a destination."""
+    wants_targets, wants_to = needs(trigger["effect"])
+    if wants_targets and "targets" not in trigger:
+        trigger["targets"] = "self"
+    if wants_to == Destination.MUST:
+        _give_moves_a_destination(trigger["effect"], field)
+    return trigger
+
+
+def _give_moves_a_destination(effect: dict[str, Any], field: str) -> None:
+    ((kind, arg),) = effect.items()
+    if kind == "sequence":
+        for part in arg:
+            _give_moves_a_destination(part, field)
+    elif kind == "move":
+        arg.setdefault("to", field)
 
 
 def random_position(seed: int) -> dict[str, Any]:

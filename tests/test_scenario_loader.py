@@ -395,6 +395,60 @@ def test_a_key_the_card_type_does_not_use_may_be_null() -> None:
     assert "needs 'unit" in rejected(data).message
 
 
+def test_a_players_entry_given_as_null_takes_the_default() -> None:
+    """D33: a player's entry in ``hands``, ``scores`` or ``deck`` given as null is not given."""
+    data = minimal()
+    data["hands"]["P2"] = None
+    data["scores"] = {"P1": None, "P2": 3}
+    data["deck"] = {"P1": None}
+    scenario = load_scenario(data)
+    assert scenario.hands["P2"] == ()
+    assert scenario.scores == {"P1": 0, "P2": 3}
+    assert scenario.deck["P1"] == load_scenario(minimal()).deck["P1"]
+
+
+@pytest.mark.parametrize(("effect", "targets", "fragment"), [
+    ({"move": {}}, "self", "a trigger's move needs its own 'to'"),
+    ({"move": {"units": ["U1"]}}, None, "a trigger's move needs its own 'to'"),
+    ({"damage": 1}, None, "takes its units from the play"),
+    ({"sequence": [{"draw": 1}, {"stun": {}}]}, None, "takes its units from the play"),
+    ({"damage": 1}, "self", None),
+    ({"move": {"to": "A"}}, "self", None),
+    ({"move": {"units": ["U1"], "to": "B"}}, None, None),
+    ({"play_unit": {"id": "T1", "might": 1}}, None, None),
+])
+def test_a_trigger_whose_effect_could_never_act_is_refused(effect: dict, targets: Any,
+                                                           fragment: str | None) -> None:
+    """A trigger has no play step to give its effect units or a destination (D15): an effect
+    that takes its units from the play needs the trigger's ``targets``, and a move its own
+    ``to``. On a unit and on a battlefield alike."""
+    trigger: dict[str, Any] = {"when": "move", "effect": effect}
+    if targets is not None:
+        trigger["targets"] = targets
+    for owner in ("unit", "battlefield"):
+        data = minimal()
+        if owner == "unit":
+            data["units"][0]["triggers"] = [trigger]
+            field = "units[0].triggers[0].effect"
+        else:
+            data["battlefields"][1]["abilities"] = [{**trigger, "when": "beginning"}]
+            field = "battlefields[1].abilities[0].effect"
+        if fragment is None:
+            load_scenario(data)
+            continue
+        error = rejected(data)
+        assert (error.field, fragment in error.message) == (field, True), str(error)
+
+
+@pytest.mark.parametrize(("key", "shown"), [(None, "null"), (True, "true"), (3, "3")])
+def test_a_key_that_is_not_a_string_is_named_as_yaml_writes_it(key: Any, shown: str) -> None:
+    data = minimal()
+    data[key] = 1
+    error = rejected(data)
+    assert error.field == shown
+    assert error.message.startswith(f"unknown key {shown};")
+
+
 def test_names_with_more_than_spaces_are_kept() -> None:
     data = minimal()
     data["units"][0]["name"] = " Vi "
@@ -882,7 +936,7 @@ def test_invalid_teams(teams: Any, field: str, fragment: str) -> None:
 
 @pytest.mark.parametrize(("controllers", "teams", "culprit", "fragment"), [
     (["P1", "P2"], None, 1, "two opposing players"),
-    (["P1", "P1", "P2", "P3"], None, 2, "three players"),
+    (["P1", "P1", "P2", "P3"], None, 3, "three players"),  # at the third player's unit
     (["P1", "P3"], [["P1", "P3"], ["P2", "P4"]], 1, "teammates"),
     (["P2", "P1"], [["P1", "P3"], ["P2", "P4"]], 1, "two opposing players"),
 ])
@@ -1113,7 +1167,7 @@ def test_odd_yaml_values(tmp_path: Path) -> None:
         "name: x\nplayers: [yes, no]\nbattlefields: [{id: A}]\n": "players[0]",
         "name: x\nplayers: [P1, 1]\nbattlefields: [{id: A}]\n": "players[1]",
         "name: x\nplayers: [P1, P2]\nbattlefields: [{id: A}]\n3: x\n": "3",
-        "name: x\nplayers: [P1, P2]\nbattlefields: [{id: A}]\nnull: x\n": "None",
+        "name: x\nplayers: [P1, P2]\nbattlefields: [{id: A}]\nnull: x\n": "null",
     }
     for text, field in cases.items():
         error = rejected_text(tmp_path, text)
