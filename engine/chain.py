@@ -129,9 +129,7 @@ def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:
 def turn_order_rank(table: Table, player: str | None) -> int:
     """Simultaneous triggers go on in turn order, starting with the turn player (rules 11.4)."""
     s = table.state
-    who = player or s.turn_player
-    start = s.players.index(s.turn_player)
-    return (s.players.index(who) - start) % len(s.players)
+    return s.turn_rank(player or s.turn_player)
 
 
 def flush_triggers(table: Table) -> bool:

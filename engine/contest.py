@@ -72,8 +72,8 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         # a running Showdown keeps its Contested while its applier is away (Cleanup step 7),
         # so a conversion can find the applier gone: the player there who does not control
         # the battlefield attacks, as step 7 would have them apply Contested (decisions D17)
-        rivals = [p for p in present if p != s.fields[bf].controller]
-        attacker = (rivals or list(present))[0]
+        rivals = [p for p in present if p != s.fields[bf].controller] or list(present)
+        attacker = min(rivals, key=s.turn_rank)
         table.say(
             f"{applier} applied Contested but has no units at {bf}: {attacker}, who does not "
             "control it, is the Attacker",

@@ -208,12 +208,13 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
         return
     for uid in units:
         if to != "base":
-            problem = destination_problem(s, table.unit(uid).controller, to)
+            unit = table.unit(uid)
+            problem = destination_problem(s, unit.controller, to)
             if problem:
-                table.say(
-                    f"{table.name(uid)} cannot go to {to} ({problem[0]}): recalled instead",
-                    problem[1],
-                )
+                # a required move recalls instead (rules.md 8); from the base that is staying
+                instead = "it stays in its base" if unit.at == "base" else "recalled instead"
+                table.say(f"{table.name(uid)} cannot go to {to} ({problem[0]}): {instead}",
+                          problem[1])
                 recall(table, uid, problem[1])
                 continue
         move(table, uid, to, "CR 427")

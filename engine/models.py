@@ -174,7 +174,9 @@ class BattlefieldModel(Model):
         self.say(f"{self.bf}: no longer Contested")
 
     def reapply_contested(self) -> None:
-        rival = next(p for p in self.state.players_at(self.bf) if p != self.f.controller)
+        # with two rivals there (a free-for-all), the first in turn order (decisions D18)
+        rivals = [p for p in self.state.players_at(self.bf) if p != self.f.controller]
+        rival = min(rivals, key=self.state.turn_rank)
         self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; {rival} applies Contested")
         self.table.update_field(self.bf, applier=rival)
 

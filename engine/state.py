@@ -248,6 +248,12 @@ class GameState:
         i = self.players.index(player)
         return self.players[(i + 1) % len(self.players)]
 
+    def turn_rank(self, player: str) -> int:
+        """Where ``player`` comes in turn order starting with the turn player (0 for the turn
+        player): how the rules order what several players do at once (rules 11.4)."""
+        start = self.players.index(self.turn_player)
+        return (self.players.index(player) - start) % len(self.players)
+
     def units_at(self, where: str) -> list[Unit]:
         """Units at a battlefield (or a player's base, as ``base:P``), in board order."""
         if where.startswith("base:"):
@@ -262,7 +268,7 @@ class GameState:
         return sorted(self.units.values(), key=by_board_order)
 
     def players_at(self, bf: str) -> tuple[str, ...]:
-        """Players with units at a battlefield, in turn order."""
+        """Players with units at a battlefield, in seating order (``players``)."""
         return self.units.players_at(bf, self.players)
 
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine.compare import compare, format_comparison
 from engine.runner import FAILED, INVALID, OK, run_file
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
-from tests.helpers import step_block
+from tests.helpers import step_block, write_yaml
 
 SCENARIO_DIR = ROOT / "scenarios"
 
@@ -197,3 +198,18 @@ def test_teams_that_do_not_alternate_are_invalid(tmp_path):
     result = run_file(path)
     assert result.code == INVALID
     assert "teams" in result.message
+
+
+def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
+    """A required move to a battlefield the unit cannot go to recalls it instead (rules.md 8):
+    from a battlefield the trace says it is recalled, from its base that it stays there."""
+    data = yaml.safe_load((SCENARIO_DIR / "003_flow_ffa_bystander.yaml").read_text("utf-8"))
+    data["units"] = [u if u["id"] != "F1" else {**u, "at": "base"} for u in data["units"]]
+    path = write_yaml(tmp_path, data, "from_base.yaml")
+    lines = [line for step in run_file(path).steps for line in step.lines]
+    assert "F1 cannot go to A (a Combat there does not involve them): it stays in its base " \
+           "(CR 442.2.a)" in lines
+    original = [line for step in run_file(SCENARIO_DIR / "003_flow_ffa_bystander.yaml").steps
+                for line in step.lines]
+    assert "F1 cannot go to A (a Combat there does not involve them): recalled instead " \
+           "(CR 442.2.a)" in original
