@@ -151,14 +151,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")
-    demo.add_argument("--rules", choices=PROFILES)
+    demo.add_argument("--rules", choices=PROFILES,
+                      help="play every scenario under this profile, not the one it names (the "
+                           "expectations written for the other profile then fail: see compare)")
     demo.set_defaults(func=_cmd_demo)
 
     dia = sub.add_parser("diagrams", help="write every chart as a diagram")
     dia.add_argument("--out", default="diagrams", metavar="DIR",
                      help="where the diagrams go (default: diagrams)")
     dia.add_argument("--format", default="dot,svg,mermaid",
-                     help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES))
+                     help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES)
+                     + " (default: dot,svg,mermaid)")
     dia.set_defaults(func=_cmd_diagrams)
 
     export = sub.add_parser("export", help="export the charts for other tools")

@@ -1,6 +1,6 @@
 """Drive a riftchart game from Python, start to finish, through the public API only.
 
-Run it with ``python examples/embed.py``. It:
+Run it from the checkout with ``.venv/bin/python examples/embed.py``. It:
 
 1. loads a scenario from a plain dict (no file needed);
 2. registers an observer that counts every chart transition the engine takes;
