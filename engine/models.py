@@ -269,10 +269,12 @@ class FocusModel(Model):
         self.state.priority = self.state.focus
 
     def return_focus_to_chain_starter(self) -> None:
+        # rules 11.1: the chain's end passed Focus on (c) before this conversion (d) undoes it
         holder = self.state.focus_at_chain_start or self.state.focus
+        kept = "keeps Focus" if holder == self.state.focus else "gets Focus back"
         self.state.focus = self.state.priority = holder
         self.say(
-            f"{holder} keeps Focus: the chain that led to the Combat does not pass it "
+            f"{holder} {kept}: the chain that led to the Combat does not pass it "
             "[profile seed]"
         )
 

@@ -213,3 +213,13 @@ def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
                 for line in step.lines]
     assert "F1 cannot go to A (a Combat there does not involve them): recalled instead " \
            "(CR 442.2.a)" in original
+
+
+def test_a_conversion_that_undoes_the_focus_pass_says_focus_comes_back():
+    """rules 11.1 (seed): the chain's end passes Focus on, then the conversion undoes it; the
+    trace says the holder gets Focus back, not that they kept it (someone else just got it)."""
+    path = SCENARIO_DIR / "113_decision_conversion_applier_gone_rivals_in_turn_order.yaml"
+    lines = run_file(path).steps[11].lines
+    gained = lines.index("P1 gains Focus: the chain was begun by a card (CR 346)")
+    assert lines[gained + 1:].count("P3 gets Focus back: the chain that led to the Combat does "
+                                    "not pass it [profile seed] (seed 000)") == 1
