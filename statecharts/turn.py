@@ -1,4 +1,6 @@
-"""The turn's phases (CR 314-319, rules.md section 8)."""
+"""The turn's phases (CR 314-317, rules.md section 8): the Start of Turn (Awaken, Beginning with
+its Beginning and Scoring steps, Draw; the Channel phase has nothing to do here), the Main
+phase and the Ending phase."""
 
 from statemachine import State
 
@@ -18,11 +20,12 @@ class Turn(RiftChart):
     main = State(initial=True)
     ending = State()
 
-    end_turn = cite("CR 319", main.to(ending, on="expire_turn_effects"))
+    end_turn = cite("CR 317", main.to(ending, on="expire_turn_effects"))
     advance = (
-        cite("CR 315", ending.to(awaken, on="start_next_turn"))
-        | cite("CR 316", awaken.to(beginning, on="put_beginning_triggers_on_chain"))
-        | cite("CR 464", beginning.beginning_triggers.to(beginning.hold_scoring, on="score_holds"))
-        | cite("CR 317", beginning.hold_scoring.to(draw, on="draw_for_turn"))
-        | cite("CR 318", draw.to(main, on="begin_main_phase"))
+        cite("CR 315.1", ending.to(awaken, on="start_next_turn"))
+        | cite("CR 315.2", awaken.to(beginning, on="put_beginning_triggers_on_chain"))
+        | cite("CR 315.2.b",
+               beginning.beginning_triggers.to(beginning.hold_scoring, on="score_holds"))
+        | cite("CR 315.4", beginning.hold_scoring.to(draw, on="draw_for_turn"))
+        | cite("CR 316", draw.to(main, on="begin_main_phase"))
     )

@@ -481,3 +481,18 @@ def test_states_keep_one_line_per_chart_whatever_a_battlefield_id_holds(tmp_path
     assert done.returncode == 0, done.stderr
     charts = [line for line in done.stdout.splitlines() if line.startswith("    ")]
     assert len(charts) == 5 and charts[0].startswith("    battlefield A B: control.")
+
+
+def test_the_turn_chart_cites_the_phases_of_the_turn():
+    """D11: the turn's phases cite the Core Rules' Phases of the Turn (CR 314-317); CR 318-319
+    are Cleanups, which no phase change is."""
+    from engine.runtime import compiled
+    rules = {(t.source, t.event): t.rule for t in compiled("turn").transitions}
+    assert rules == {
+        ("main", "end_turn"): "CR 317",
+        ("ending", "advance"): "CR 315.1",
+        ("awaken", "advance"): "CR 315.2",
+        ("beginning_triggers", "advance"): "CR 315.2.b",
+        ("hold_scoring", "advance"): "CR 315.4",
+        ("draw", "advance"): "CR 316",
+    }
