@@ -103,7 +103,7 @@ def _card_in_hand(s: GameState, player: str, card_id: str) -> Card:
     for card in s.hands[player]:
         if card is not None and card.id == card_id:
             return card
-    raise IllegalAction(f"{card_id} is not in {player}'s hand", "CR 406")
+    raise IllegalAction(f"{card_id} is not in {player}'s hand", "CR 419.1.a")
 
 
 def _check_timing(s: GameState, player: str, timing: str) -> None:
@@ -193,23 +193,23 @@ def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
     """A spell names targets exactly when its effect takes them from the play, and each is a
     unit on the board."""
     if wants_targets and not p.targets:
-        raise IllegalAction(f"{p.card} needs targets", "CR 185.2.a")
+        raise IllegalAction(f"{p.card} needs targets", "CR 355.8")
     if not wants_targets and p.targets:
-        raise IllegalAction(f"{p.card} takes no targets", "CR 185.2.a")
+        raise IllegalAction(f"{p.card} takes no targets", "CR 355.5")
     if len(set(p.targets)) != len(p.targets):
-        raise IllegalAction("a unit is targeted once at most", "CR 185.2.a")
+        raise IllegalAction("a unit is targeted once at most", "CR 355.5")
     for uid in p.targets:
         unit = s.units.get(uid)
         if unit is None or not unit.on_board:
-            raise IllegalAction(f"target {uid} is not a unit on the board", "CR 185.2.a")
+            raise IllegalAction(f"target {uid} is not a unit on the board", "CR 355.9.a")
 
 
 def _check_play_destination(s: GameState, p: Play, card: Card, wants_to: int) -> None:
     """A spell names a destination (``to``) as its effect needs one (:func:`needs`)."""
     if wants_to == MUST and p.to is None:
-        raise IllegalAction(f"{p.card} needs a destination (to)", "CR 185.2.a")
+        raise IllegalAction(f"{p.card} needs a destination (to)", "CR 355.4")
     if p.to is not None and wants_to == NO:
-        raise IllegalAction(f"{p.card} takes no destination", "CR 185.2.a")
+        raise IllegalAction(f"{p.card} takes no destination", "CR 355.4")
     if p.to is not None and p.to != "base":
         _check_play_battlefield(s, p, card, p.to)
 
@@ -218,7 +218,7 @@ def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
     """A battlefield chosen as a spell's destination: every player whose units it takes there
     (:func:`_sent_to_chosen`) may go there, and it still seats only opponents."""
     if to not in s.fields:
-        raise IllegalAction(f"{to!r} is not a battlefield or base", "CR 185.2.a")
+        raise IllegalAction(f"{to!r} is not a battlefield or base", "CR 355.4.a")
     movers = _sent_to_chosen(s, p, card.effect)
     for player in sorted(movers):
         problem = effects.destination_problem(s, player, to)
@@ -289,9 +289,9 @@ def _may_add(s: GameState, player: str) -> bool:
 
 def _check_end_turn(s: GameState, e: EndTurn) -> None:
     if e.player != s.turn_player:
-        raise IllegalAction(f"only the turn player ({s.turn_player}) ends the turn", "CR 305")
+        raise IllegalAction(f"only the turn player ({s.turn_player}) ends the turn", "CR 316.6")
     if not _neutral_open_main(s):
-        raise IllegalAction("the turn ends only from the Main phase in Neutral Open", "CR 305")
+        raise IllegalAction("the turn ends only from the Main phase in Neutral Open", "CR 316.6")
 
 
 def _check_choice(s: GameState, action: Choose | Assign) -> None:
@@ -355,7 +355,7 @@ def perform(table: Table, action: Action) -> None:
             table.send("priority", "pass_priority")
     elif isinstance(action, Add):
         s.passes = 0
-        table.say(f"{action.player} activates an Add ability", "CR 416")
+        table.say(f"{action.player} activates an Add ability", "CR 429")
         chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)], "add")
         table.send("priority", "resolve_at_once")
     elif isinstance(action, Choose):
@@ -384,7 +384,7 @@ def _play(table: Table, p: Play) -> None:
     card = _card_in_hand(s, p.player, p.card)
     s.hands[p.player].remove(card)
     s.passes = 0
-    table.say(f"{p.player} plays {table.name(p.card) if p.card in s.units else p.card}", "CR 406")
+    table.say(f"{p.player} plays {table.name(p.card) if p.card in s.units else p.card}", "CR 419")
     item = ChainItem(
         kind="card",
         label=card.id,

@@ -18,12 +18,12 @@ def add(table: Table, items: list[ChainItem], begun_by: str) -> None:
         s.chain_begun_by = begun_by
     s.chain.extend(items)
     for item in items:
-        table.say(f"{item.label} goes on the Chain", "CR 327")
+        table.say(f"{item.label} goes on the Chain", "CR 328")
     table.send("priority", "items_added")
 
 
 def create(table: Table, rule: str) -> None:
-    table.say("A Chain exists: the state is Closed", "CR 309")
+    table.say("A Chain exists: the state is Closed", "CR 309.1")
     table.broadcast("chain_created")
     priority_to_newest(table, rule)
 
@@ -68,7 +68,8 @@ def priority_after_resolution(table: Table, rule: str, resolved: ChainItem | Non
     ):
         # rules 11.7 and 11.3: back to the player who played the unit or used the Add
         s.priority = resolved.controller
-        table.say(f"{s.priority} receives Priority again", "CR 333")
+        table.say(f"{s.priority} receives Priority again",
+                  "rules 11.3" if resolved.kind == "add" else "rules 11.7")
     else:
         priority_to_newest(table, rule)
 
@@ -123,7 +124,7 @@ def _trigger_item(
 def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:
     """A triggered ability waits here until Cleanup puts it on the Chain."""
     table.state.queued_triggers.append((order_key, item))
-    table.say(f"{item.label} triggers", "CR 375")
+    table.say(f"{item.label} triggers", "CR 382")
 
 
 def turn_order_rank(table: Table, player: str | None) -> int:

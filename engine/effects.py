@@ -124,7 +124,7 @@ def enter_board(
 def resolve_item(table: Table, item: ChainItem) -> None:
     s = table.state
     if item.kind == "add":
-        table.say(f"{item.controller}'s Add ability resolves", "CR 416")
+        table.say(f"{item.controller}'s Add ability resolves", "CR 429")
         return
     if item.card is not None and item.card.type == "unit":
         player = item.controller
@@ -180,16 +180,16 @@ def run(table: Table, effect: Mapping[str, Any], ctx: Context) -> None:
 
 def _stun(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     table.update_unit(uid, stunned=True)
-    table.say(f"{table.name(uid)} is stunned", "CR 410")
+    table.say(f"{table.name(uid)} is stunned", "CR 423")
 
 
 def _kill(table: Table, uid: str, arg: Any, ctx: Context) -> None:
-    die(table, uid, "CR 415")
+    die(table, uid, "CR 428")
 
 
 def _damage(table: Table, uid: str, amount: int, ctx: Context) -> None:
     table.update_unit(uid, damage=table.unit(uid).damage + amount)
-    table.say(f"{table.name(uid)} is dealt {amount} damage", "CR 404")
+    table.say(f"{table.name(uid)} is dealt {amount} damage", "CR 417")
 
 
 def _recall(table: Table, uid: str, arg: Any, ctx: Context) -> None:
@@ -217,7 +217,7 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
                           problem[1])
                 recall(table, uid, problem[1])
                 continue
-        move(table, uid, to, "CR 427")
+        move(table, uid, to, "rules 11.8")  # a move by an effect, not a Standard Move
 
 
 def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
@@ -227,7 +227,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
         table.say(f'{uid} is not played: "you" is no one', "S 184.6.c")
         return
     if uid in s.units and s.units[uid].on_board:
-        table.say(f"{uid} is already on the board; no second one is made", "CR 406")
+        table.say(f"{uid} is already on the board; no second one is made", "CR 419.3")
         return
     to = arg.get("to") or ctx.to or "base"
     if to != "base":
@@ -246,7 +246,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
         keywords=tuple(arg.get("keywords", ())),
         triggers=tuple(trigger_from(t) for t in arg.get("triggers", ())),
     )
-    enter_board(table, uid, ctx.you, template, to, "CR 406", played=False)
+    enter_board(table, uid, ctx.you, template, to, "CR 419.3", played=False)
 
 
 def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:

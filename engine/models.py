@@ -34,7 +34,7 @@ class Model:
         return bool(getattr(self, name)())
 
     def everyone_else_has_passed(self) -> bool:
-        """Every other player has passed in a row (Focus, CR 347; Priority, CR 332)."""
+        """Every other player has passed in a row (Focus, CR 347; Priority, CR 339.1)."""
         return self.state.passes + 1 >= len(self.state.players)
 
     @property

@@ -95,7 +95,7 @@ def draw(table: Table, player: str, count: int) -> None:
     drawn = min(count, s.deck[player])
     s.deck[player] -= drawn
     s.hands[player].extend([None] * drawn)  # drawn cards are unknown: they count, not play
-    table.say(f"{player} draws {drawn} card{'s' if drawn != 1 else ''}", "CR 400")
+    table.say(f"{player} draws {drawn} card{'s' if drawn != 1 else ''}", "CR 413")
 
 
 def check_win(table: Table) -> bool:

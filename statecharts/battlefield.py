@@ -230,5 +230,5 @@ class Battlefield(RiftChart):
             open = State(initial=True)
             closed = State()
 
-            chain_created = cite("CR 327", open.to(closed))
-            chain_emptied = cite("CR 336", closed.to(open))
+            chain_created = cite("CR 309.1", open.to(closed))
+            chain_emptied = cite("CR 309.2", closed.to(open))

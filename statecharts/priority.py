@@ -14,16 +14,17 @@ class Priority(RiftChart):
     priority_window = State()
     resolving = State()
 
+    # the steps of resolving Chain items (CR 332-340): Finalize, Execute, Pass, Resolve
     items_added = (
-        cite("CR 327", open.to(priority_window, on="create_chain"))
-        | cite("CR 328", priority_window.to.itself(on="give_priority_to_newest"))
-        | cite("CR 335", resolving.to.itself(on="join_chain_being_resolved"))
+        cite("CR 333", open.to(priority_window, on="create_chain"))
+        | cite("CR 337.1.c.3", priority_window.to.itself(on="give_priority_to_newest"))
+        | cite("CR 336.1", resolving.to.itself(on="join_chain_being_resolved"))
     )
     pass_priority = cite(
-        "CR 332",
+        "CR 339.1",
         priority_window.to(resolving, cond="everyone_else_has_passed", on="resolve_newest"),
-    ) | cite("CR 331", priority_window.to.itself(on="hand_priority_to_next"))
-    resolve_at_once = cite("CR 333", priority_window.to(resolving, on="resolve_newest"))
+    ) | cite("CR 338.1.c.1", priority_window.to.itself(on="hand_priority_to_next"))
+    resolve_at_once = cite("CR 337.1.c", priority_window.to(resolving, on="resolve_newest"))
     item_resolved = cite(
-        "CR 336", resolving.to(open, cond="chain_is_empty", on="close_chain")
-    ) | cite("CR 334", resolving.to(priority_window, on="give_priority_after_resolution"))
+        "CR 340.2", resolving.to(open, cond="chain_is_empty", on="close_chain")
+    ) | cite("CR 340.4", resolving.to(priority_window, on="give_priority_after_resolution"))

@@ -73,7 +73,7 @@ def test_a_unit_is_targeted_once_at_most() -> None:
     })
     with pytest.raises(IllegalAction) as refused:
         game.apply(Play("P1", "S2", ("E1", "E1")))
-    assert refused.value.rule == "CR 185.2.a"
+    assert refused.value.rule == "CR 355.5"
 
 
 def test_an_observer_that_raises_leaves_the_game_as_it_was() -> None:

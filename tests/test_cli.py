@@ -496,3 +496,20 @@ def test_the_turn_chart_cites_the_phases_of_the_turn():
         ("hold_scoring", "advance"): "CR 315.4",
         ("draw", "advance"): "CR 316",
     }
+
+
+def test_the_priority_chart_cites_the_steps_of_resolving_chain_items():
+    """D11: the Chain's steps cite CR 332-340 as numbered there (CR 331 is the Closed state,
+    CR 334 what a Task is: no step of the Chain's)."""
+    from engine.runtime import compiled
+    rules = {(t.source, t.event, t.target): t.rule for t in compiled("priority").transitions}
+    assert rules == {
+        ("open", "items_added", "priority_window"): "CR 333",
+        ("priority_window", "items_added", "priority_window"): "CR 337.1.c.3",
+        ("resolving", "items_added", "resolving"): "CR 336.1",
+        ("priority_window", "pass_priority", "resolving"): "CR 339.1",
+        ("priority_window", "pass_priority", "priority_window"): "CR 338.1.c.1",
+        ("priority_window", "resolve_at_once", "resolving"): "CR 337.1.c",
+        ("resolving", "item_resolved", "open"): "CR 340.2",
+        ("resolving", "item_resolved", "priority_window"): "CR 340.4",
+    }
