@@ -48,7 +48,7 @@ def check(s: GameState, action: Action) -> None:
     if s.pending:
         raise IllegalAction(
             f"{s.pending['player']} must first answer the pending {s.pending['kind']} choice",
-            "CR 323",
+            "CR 458" if s.pending["kind"] == "damage" else "CR 323",
         )
     _CHECKS[type(action)](s, action)
 
@@ -374,7 +374,8 @@ def _standard_move(table: Table, m: Move) -> None:
     for uid in m.units:
         table.update_unit(uid, exhausted=True)
     where = effects.place_name(m.player, m.to)
-    table.say(f"{m.player} moves {', '.join(m.units)} to {where}, exhausting them", "CR 144")
+    # the Standard Move's cost, then its effect (each unit's move, said as it arrives)
+    table.say(f"{m.player} exhausts {', '.join(m.units)}: a Standard Move to {where}", "CR 144")
     for uid in m.units:
         effects.move(table, uid, m.to, "CR 144")
 

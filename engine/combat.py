@@ -87,7 +87,7 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
         targets = side_units(s, bf, foe)
         if s.manual_damage and targets:
             if s.pending is None:
-                s.pending = _damage_choice(player, total, targets)
+                _ask_damage(table, player, total, targets, rule)
             continue
         s.damage_plan[player] = automatic_assignment(total, targets)
 
@@ -113,7 +113,14 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
         total = total_might(side_units(s, bf, defender))
         targets = side_units(s, bf, attacker)
         if targets:
-            s.pending = _damage_choice(defender, total, targets)
+            _ask_damage(table, defender, total, targets, "CR 458")
+
+
+def _ask_damage(table: Table, player: str, total: int, targets: list[Unit], rule: str) -> None:
+    """A damage choice (manual_damage): ``player`` assigns ``total`` among ``targets``."""
+    table.state.pending = _damage_choice(player, total, targets)
+    names = ", ".join(u.id for u in targets)
+    table.say(f"{player} is to assign {total} damage among {names}", rule)
 
 
 def _plan_text(s: GameState, plan: dict[str, int]) -> str:

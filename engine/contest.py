@@ -36,7 +36,9 @@ def offer_choice(table: Table, rule: str, options: list[str]) -> None:
     s = table.state
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
     s.priority = None  # answering a choice is not Priority: nobody acts until it is answered
-    table.say(f"Several contests are staged ({', '.join(options)}); {s.turn_player} chooses", rule)
+    kind = "Showdowns" if options == showdowns_ready(s) else "Combats"
+    table.say(f"{kind} are staged at {', '.join(options)}; {s.turn_player} chooses which opens "
+              "first", rule)
 
 
 def open_chosen(table: Table, bf: str) -> None:
@@ -48,9 +50,11 @@ def open_chosen(table: Table, bf: str) -> None:
 
 def give_focus(table: Table, player: str, rule: str, why: str = "") -> None:
     s = table.state
+    # a conversion can give Focus to the Attacker who holds it already
+    verb = "keeps" if s.focus == player else "gains"
     s.focus = s.priority = player
     s.passes = 0
-    table.say(f"{player} gains Focus" + (f": {why}" if why else ""), rule)
+    table.say(f"{player} {verb} Focus" + (f": {why}" if why else ""), rule)
 
 
 def begin_showdown(table: Table, bf: str, rule: str) -> None:
@@ -72,13 +76,16 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         # a running Showdown keeps its Contested while its applier is away (Cleanup step 7),
         # so a conversion can find the applier gone: the player there who does not control
         # the battlefield attacks, as step 7 would have them apply Contested (decisions D17)
-        rivals = [p for p in present if p != s.fields[bf].controller] or list(present)
+        controller = s.fields[bf].controller
+        rivals = [p for p in present if p != controller] or list(present)
         attacker = min(rivals, key=s.turn_rank)
-        table.say(
-            f"{applier} applied Contested but has no units at {bf}: {attacker}, who does not "
-            "control it, is the Attacker",
-            "CR 454",
-        )
+        if controller in present:
+            table.say(f"{applier} applied Contested but has no units at {bf}: {attacker}, who "
+                      "does not control it, is the Attacker", "CR 454")
+        else:  # nobody there controls it: the first in turn order attacks (D18)
+            table.say(f"{applier} applied Contested but has no units at {bf}, which nobody there "
+                      f"controls: {attacker}, the first in turn order from the turn player, is "
+                      "the Attacker", "rules 11.4")
     defender = next(p for p in present if s.opponents(attacker, p))
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
     s.passes = 0
@@ -89,13 +96,14 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         )
     else:
         table.say(f"Combat begins at {bf}: {attacker} attacks, {defender} defends", rule)
-    designate(table)
+    designate(table, announce=False)
     table.send("focus", "converted" if converted else "combat_opens")
     _queue_combat_triggers(table, bf)
 
 
-def designate(table: Table) -> bool:
-    """Cleanup step 2: units at the combat take their controller's designation."""
+def designate(table: Table, announce: bool = True) -> bool:
+    """Cleanup step 2: units at the combat take their controller's designation (said in the
+    trace, but as the Combat opens, whose line names both sides)."""
     s = table.state
     changed = False
     for unit in list(s.units.values()):
@@ -106,9 +114,21 @@ def designate(table: Table) -> bool:
             elif unit.controller == s.defender:
                 wanted = "defender"
         if unit.designation != wanted:
+            if announce:
+                _say_designation(table, unit.id, unit.designation, wanted)
             table.update_unit(unit.id, designation=wanted)
             changed = True
     return changed
+
+
+def _say_designation(table: Table, uid: str, had: str | None, wanted: str | None) -> None:
+    role = {"attacker": "an Attacker", "defender": "a Defender"}
+    name = table.name(uid)
+    if wanted:
+        where = table.state.contest_at
+        table.say(f"Cleanup: {name} is now {role[wanted]} at {where}", "CR 323.2")
+    else:
+        table.say(f"Cleanup: {name} is no longer {role[had or 'defender']}", "CR 323.2")
 
 
 def _queue_combat_triggers(table: Table, bf: str) -> None:

@@ -36,10 +36,10 @@ def destination_problem(s: GameState, player: str, bf: str) -> tuple[str, str] |
     if any(p != player and not s.opponents(player, p) for p in present):
         return ("a teammate has units there", "seed 001")
     if f.controller and f.controller != player and not s.opponents(player, f.controller):
-        return ("a teammate controls it", "seed 001")
+        return ("a teammate controls it", "rules 8")
     combatants = _combatants(s, bf)
     if combatants and player not in combatants:
-        return ("a Combat there does not involve them", "CR 442.2.a")
+        return (f"the Combat there does not involve {player}", "CR 442.2.a")
     if len([p for p in present if p != player]) >= 2:
         return ("units of three players would share it", "CR 444.2")
     return None
@@ -124,8 +124,7 @@ def enter_board(
 def resolve_item(table: Table, item: ChainItem) -> None:
     s = table.state
     if item.kind == "add":
-        table.say(f"{item.controller}'s Add ability resolves", "CR 429")
-        return
+        return  # "add:P1 resolves at once" said it all
     if item.card is not None and item.card.type == "unit":
         player = item.controller
         assert player is not None, "a card is always played by a player"
@@ -211,9 +210,10 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
             unit = table.unit(uid)
             problem = destination_problem(s, unit.controller, to)
             if problem:
-                # a required move recalls instead (rules.md 8); from the base that is staying
-                instead = "it stays in its base" if unit.at == "base" else "recalled instead"
-                table.say(f"{table.name(uid)} cannot go to {to} ({problem[0]}): {instead}",
+                # a required move recalls instead (rules.md 8), which says so itself; from the
+                # base that is staying there
+                stays = ": it stays in its base" if unit.at == "base" else ""
+                table.say(f"{table.name(uid)} cannot go to {to} ({problem[0]}){stays}",
                           problem[1])
                 recall(table, uid, problem[1])
                 continue
@@ -233,9 +233,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     if to != "base":
         problem = destination_problem(s, ctx.you, to)
         if problem:
-            table.say(
-                f"{uid} cannot be played to {to} ({problem[0]}): it enters the base", problem[1]
-            )
+            table.say(f"{uid} cannot be played to {to} ({problem[0]})", problem[1])
             to = "base"
     template = Card(
         id=uid,
@@ -251,7 +249,10 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
 
 def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
     if ctx.you is None:
-        table.say(f'{kind} does nothing: "you" is no one here', "S 184.6.c")
+        words = {"gain_points": f"gaining {amount} point{'s' if amount != 1 else ''}",
+                 "draw": f"drawing {amount}"}[kind]
+        table.say(f'{words} does nothing: the battlefield has no controller, so "you" is no '
+                  "one", "S 184.6.c")
         return
     if kind == "draw":
         scoring.draw(table, ctx.you, amount)
@@ -299,7 +300,7 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     table.update_unit(uid, controller=ctx.you)
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if problem:
-        table.say(f"{table.name(uid)} cannot stay at {at} ({problem[0]}): recalled", problem[1])
+        table.say(f"{table.name(uid)} cannot stay at {at} ({problem[0]})", problem[1])
         recall(table, uid, problem[1])
     elif at in table.state.fields:
         arrive(table, uid, at)

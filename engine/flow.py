@@ -45,6 +45,9 @@ def _run_on(table: Table) -> None:
             return  # the Focus holder acts
         if table.try_send("turn", "advance"):
             continue
-        s.priority = s.turn_player
+        if s.priority != s.turn_player:
+            s.priority = s.turn_player
+            table.say(f"{s.turn_player}, the turn player, has Priority in Neutral Open",
+                      "CR 312.2.a")
         return
     raise RuntimeError("the game did not settle")

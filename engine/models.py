@@ -148,14 +148,15 @@ class BattlefieldModel(Model):
         self.say(f"No units remain at {self.bf}")
 
     def lose_control_of_battlefield(self) -> None:
-        why = ""
+        why, rule = "", self.rule
         if self.transition and self.transition.event == "check_control":
-            why = (
-                ": no units there and not Contested [profile seed]"
-                if self.state.profile == "seed"
-                else ": no units there, Open, and no contest there [profile cr-1.4]"
-            )
-        self.say(f"{self.bf}: {self.f.controller} loses control{why}")
+            if self.state.profile == "seed":
+                why = ": no units there and not Contested [profile seed]"
+            else:  # the chart's transition cites the seed; this profile follows Cleanup step 4
+                why = (": no units there, the state is Open, and no Showdown or Combat is under "
+                       "way there [profile cr-1.4]")
+                rule = "CR 323.6"
+        self.table.say(f"{self.bf}: {self.f.controller} loses control{why}", rule)
         self.table.update_field(self.bf, controller=None)
 
     def apply_contested(self) -> None:
@@ -193,7 +194,11 @@ class BattlefieldModel(Model):
         self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
 
     def note_combat_staged(self) -> None:
-        self.say(f"Cleanup: Combat staged at {self.bf}")
+        if self.transition and self.transition.event == "restage_combat":
+            self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} "
+                     "again")
+        else:
+            self.say(f"Cleanup: Combat staged at {self.bf}")
 
     def drop_staged_combat(self) -> None:
         self.say(f"Cleanup: staged Combat at {self.bf} removed before it began")

@@ -110,6 +110,10 @@ def check_win(table: Table) -> bool:
         rivals = [s.scores[p] for p in s.players if s.opponents(player, p)]
         if all(mine > r for r in rivals):
             s.winner = next(p for p in s.players if p in s.team_of(player))
-            table.say(f"{s.winner} wins with {mine} points", "CR 467")
+            team = s.team_of(player)
+            who = f"{s.winner}" if len(team) == 1 else f"Team {' and '.join(team)}"
+            table.say(f"Cleanup: {who} {'wins' if len(team) == 1 else 'win'} with "
+                      f"{mine} point{'s' if mine != 1 else ''}, more than any opponent; the "
+                      "game is over", "CR 467")
             return True
     return False

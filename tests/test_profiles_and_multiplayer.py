@@ -202,17 +202,17 @@ def test_teams_that_do_not_alternate_are_invalid(tmp_path):
 
 def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
     """A required move to a battlefield the unit cannot go to recalls it instead (rules.md 8):
-    from a battlefield the trace says it is recalled, from its base that it stays there."""
+    from a battlefield the recall says so, from its base the trace says it stays there."""
     data = yaml.safe_load((SCENARIO_DIR / "003_flow_ffa_bystander.yaml").read_text("utf-8"))
     data["units"] = [u if u["id"] != "F1" else {**u, "at": "base"} for u in data["units"]]
     path = write_yaml(tmp_path, data, "from_base.yaml")
     lines = [line for step in run_file(path).steps for line in step.lines]
-    assert "F1 cannot go to A (a Combat there does not involve them): it stays in its base " \
+    assert "F1 cannot go to A (the Combat there does not involve P3): it stays in its base " \
            "(CR 442.2.a)" in lines
     original = [line for step in run_file(SCENARIO_DIR / "003_flow_ffa_bystander.yaml").steps
                 for line in step.lines]
-    assert "F1 cannot go to A (a Combat there does not involve them): recalled instead " \
-           "(CR 442.2.a)" in original
+    at = original.index("F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)")
+    assert original[at + 1] == "F1 is recalled to P3's base (CR 442.2.a)"
 
 
 def test_a_conversion_that_undoes_the_focus_pass_says_focus_comes_back():

@@ -1,0 +1,66 @@
+"""The trace as a judge reads it: every event said once, in the rules' words, with no line that
+contradicts another or the state (a reading of every bundled trace found these).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.runner import run_file
+from tests.conftest import ROOT
+
+SCENARIO_DIR = ROOT / "scenarios"
+
+
+def _lines(number: str, rules: str | None = None) -> list[str]:
+    (path,) = SCENARIO_DIR.glob(f"{number}_*.yaml")
+    return [line for step in run_file(path, rules=rules).steps for line in step.lines]
+
+
+@pytest.mark.parametrize(("number", "rules", "line"), [
+    # cr-1.4 loses control where a contest is only staged: none is under way (Cleanup step 4)
+    ("201", "cr-1.4", "A: P1 loses control: no units there, the state is Open, and no Showdown "
+                      "or Combat is under way there [profile cr-1.4] (CR 323.6)"),
+    # the Attacker with the applier gone and nobody there controlling the battlefield (D18)
+    ("113", None, "P1 applied Contested but has no units at A, which nobody there controls: P3, "
+                  "the first in turn order from the turn player, is the Attacker (rules 11.4)"),
+    # a team wins together; one point is a point
+    ("066", None, "Cleanup: Team P1 and P3 win with 1 point, more than any opponent; the game is "
+                  "over (CR 467)"),
+    ("020", None, "Cleanup: P1 wins with 8 points, more than any opponent; the game is over "
+                  "(CR 467)"),
+    # a No Result stages the Combat again: the combat result does, not Cleanup
+    ("044", None, "No Result with both sides still there: a Combat is staged at A again (CR 460)"),
+    # cr-1.4: the Attacker who holds Focus already keeps it
+    ("046", None, "P1 keeps Focus: the Attacker [profile cr-1.4] (CR 455)"),
+    # Cleanup step 2 gives a unit arriving mid-combat its side's designation
+    ("021", None, "Cleanup: U2 is now an Attacker at A (CR 323.2)"),
+    # the damage choice is announced, and refusals while it waits cite the damage step
+    ("042", None, "P1 is to assign 4 damage among E1, E2 (CR 458)"),
+    ("042", None, "refused as expected: P1 must first answer the pending damage choice (CR 458)"),
+    # Priority coming back to the turn player in Neutral Open is said
+    ("001", None, "P1, the turn player, has Priority in Neutral Open (CR 312.2.a)"),
+    # "you" is no one: said in the rules' words, not the file's keys
+    ("059", None, 'gaining 1 point does nothing: the battlefield has no controller, so "you" is '
+                  'no one (S 184.6.c)'),
+    # a teammate's battlefield is no destination by rules.md 8 (seed 001 speaks of units)
+    ("226", None, "U2 cannot go to D (a teammate controls it): it stays in its base (rules 8)"),
+    # the choice says what is offered
+    ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323)"),
+    # a Standard Move: its cost, then its effect
+    ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
+])
+def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
+    assert line in _lines(number, rules)
+
+
+@pytest.mark.parametrize(("number", "unwanted"), [
+    ("201", "no contest there"),
+    ("014", "'s Add ability resolves"),  # "add:P2 resolves at once" said it
+    ("003", "recalled instead"),  # the recall line that follows says it
+    ("062", "it enters the base"),  # likewise the line that it enters the board
+    ("046", "P1 gains Focus: the Attacker"),  # P1 held it already
+])
+def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
+    rules = "cr-1.4" if number == "201" else None
+    assert not [line for line in _lines(number, rules) if unwanted in line]
