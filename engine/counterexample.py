@@ -98,9 +98,11 @@ def _wrap_comment(text: str, width: int = 98) -> str:
 
 
 def write_all(
-    source: str | Path, prepared: Prepared, report: Report, out_dir: Path, rules: str | None
+    source: str | Path, prepared: Prepared, report: Report, out_dir: Path,
+    rules: str | None = None,
 ) -> dict[str, Path]:
-    """Every violation of ``report`` written; invariant name -> file."""
+    """Every violation of ``report`` written; invariant name -> file. ``rules`` is the profile
+    the search was given in place of the file's (written into the counterexample)."""
     return {
         name: write(source, prepared.prefix, violation, out_dir, rules)
         for name, violation in report.violations.items()

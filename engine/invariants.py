@@ -11,13 +11,15 @@ once per state anyway (to expand it) and hands it over.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
 
 from . import combat
-from .actions import Action, Add
+from .actions import Action, Add, to_step
+from .scenario_model import EXPECT_KEYS
 from .state import PROFILES, GameState, battlefield_key
 from .view import view
 
@@ -92,6 +94,77 @@ def by_names(names: Sequence[str] | None) -> list[Invariant]:
     if unknown:
         raise KeyError(", ".join(unknown))
     return [_REGISTRY[n] for n in dict.fromkeys(names)]
+
+
+# --- your own invariants ----------------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool], *,
+                   shows: Sequence[str] = (), doc: str = "",
+                   profiles: Sequence[str] = PROFILES) -> Invariant:
+    """A state invariant of your own, written over the state view (the ``state`` that
+    ``riftchart run --json`` prints): ``holds(view)`` is true in every state that keeps it.
+
+    ``shows`` names the view keys that show a violation (the whole view if empty): they make
+    the final ``expect`` of its counterexample. It is not registered: pass it in
+    :class:`engine.expansion.Settings` (docs/model-checking.md, "Your own invariants").
+    """
+    keys = _checked(name, rule, holds, shows, profiles)
+
+    def check(state: GameState, legal: Sequence[Action]) -> bool:
+        return bool(holds(view(state)))
+
+    return Invariant(name, rule, "state", check, _shown(keys), tuple(profiles), doc)
+
+
+def view_step_invariant(
+    name: str, rule: str, holds: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool],
+    *, shows: Sequence[str] = (), doc: str = "", profiles: Sequence[str] = PROFILES,
+) -> Invariant:
+    """A transition invariant of your own: ``holds(before, step, after)`` with the state views
+    before and after one action and the action as the scenario step that takes it
+    (``{"move": {...}}``). Otherwise as :func:`view_invariant`."""
+    keys = _checked(name, rule, holds, shows, profiles)
+
+    def check(parent: GameState, action: Action, child: GameState) -> bool:
+        return bool(holds(view(parent), to_step(action), view(child)))
+
+    return Invariant(name, rule, "transition", check, _shown(keys), tuple(profiles), doc)
+
+
+def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tuple[str, ...]:
+    """The ``shows`` keys, once every argument is checked (a ValueError or TypeError naming
+    the argument; a name is part of a counterexample's file name)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"an invariant's name is letters, digits, '_', '.' and '-': {name!r}")
+    if name in _REGISTRY:
+        raise ValueError(f"{name!r} is the name of a built-in invariant")
+    if not isinstance(rule, str) or not rule.strip():
+        raise ValueError(f"an invariant cites its rule (a non-empty string): {rule!r}")
+    if not callable(holds):
+        raise TypeError(f"holds must be a function, not {type(holds).__name__}")
+    keys = tuple(shows)
+    unknown = [k for k in keys if k not in EXPECT_KEYS]
+    if unknown:
+        raise ValueError(f"shows names keys the state view does not have: {', '.join(unknown)}; "
+                         f"it has: {', '.join(EXPECT_KEYS)}")
+    bad = [p for p in profiles if p not in PROFILES]
+    if bad:
+        raise ValueError(f"unknown profile(s) {', '.join(map(repr, bad))}: the profiles are "
+                         f"{', '.join(PROFILES)}")
+    return keys
+
+
+def _shown(keys: tuple[str, ...]) -> Witness:
+    """The witness of a view invariant: those keys of the child's view, or all of it."""
+
+    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
+        shown = view(child)
+        return {key: shown[key] for key in keys} if keys else shown
+
+    return witness
 
 
 # --- helpers -------------------------------------------------------------------------------

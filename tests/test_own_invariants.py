@@ -1,0 +1,106 @@
+"""Invariants of your own (docs/model-checking.md, "Your own invariants"): predicates over the
+state view, checked by the same search, with counterexamples that `riftchart run` replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import counterexample
+from engine.explore import Settings, explore, prepare
+from engine.invariants import all_invariants, view_invariant, view_step_invariant
+from engine.runner import OK, run_file
+from tests.conftest import ROOT
+
+MODEL = ROOT / "models" / "1v1_two_battlefields.yaml"
+
+
+def _p2_scoreless() -> Any:
+    return view_invariant("p2_scoreless", "house rule 1", lambda v: v["score"]["P2"] == 0,
+                          shows=["score"], doc="P2 scores nothing")
+
+
+def test_a_view_invariant_is_checked_and_its_counterexample_replays(tmp_path: Path) -> None:
+    prepared = prepare(str(MODEL))
+    report = explore(prepared.start, Settings([_p2_scoreless()], max_states=5_000))
+    violation = report.violations["p2_scoreless"]
+    # the shortest way: P1 ends the turn and P2 holds B, which P2 controls in the model
+    assert [type(a).__name__ for a in violation.path] == ["EndTurn"]
+    assert violation.witness == {"score": {"P1": 0, "P2": 1}}
+    written = counterexample.write_all(str(MODEL), prepared, report, tmp_path)
+    assert run_file(written["p2_scoreless"]).code == OK
+
+
+def test_an_invariant_that_holds_is_reported_as_holding() -> None:
+    prepared = prepare(str(MODEL))
+    scores_are_small = view_invariant("scores_small", "house rule 2",
+                                      lambda v: max(v["score"].values()) <= 8)
+    report = explore(prepared.start, Settings([scores_are_small], max_states=5_000))
+    assert report.states == 5_000 and not report.violations
+
+
+def test_a_step_invariant_sees_the_views_around_the_step_and_the_step() -> None:
+    seen: list[str] = []
+
+    def ending_changes_no_score(before: dict, step: dict, after: dict) -> bool:
+        seen.append(next(iter(step)))
+        return "end_turn" not in step or before["score"] == after["score"]
+
+    invariant = view_step_invariant("quiet_turn_change", "house rule 3",
+                                    ending_changes_no_score, shows=["score", "turn"])
+    prepared = prepare(str(MODEL))
+    report = explore(prepared.start, Settings([invariant], max_states=2_000))
+    violation = report.violations["quiet_turn_change"]
+    assert violation.witness["turn"] == {"player": "P2", "phase": "main"}
+    assert {"move", "pass", "end_turn"} <= set(seen)
+
+
+def test_own_invariants_are_checked_in_worker_processes_too() -> None:
+    prepared = prepare(str(MODEL))
+    found = [explore(prepared.start, Settings([_p2_scoreless()], max_states=3_000, workers=n))
+             for n in (1, 2)]
+    assert [sorted(r.violations) for r in found] == [["p2_scoreless"]] * 2
+    assert found[0].violations["p2_scoreless"].path == found[1].violations["p2_scoreless"].path
+
+
+@pytest.mark.parametrize(("kwargs", "error", "fragment"), [
+    ({"name": "a b"}, ValueError, "letters, digits"),
+    ({"name": "../x"}, ValueError, "letters, digits"),
+    ({"name": "no_deadlock"}, ValueError, "built-in"),
+    ({"rule": " "}, ValueError, "cites its rule"),
+    ({"holds": 3}, TypeError, "holds must be a function"),
+    ({"shows": ["scores"]}, ValueError, "shows names keys the state view does not have: scores"),
+    ({"profiles": ["seed", "cr-2"]}, ValueError, "unknown profile"),
+])
+def test_a_bad_invariant_is_refused_naming_what_is_wrong(kwargs: dict, error: type,
+                                                         fragment: str) -> None:
+    arguments = {"name": "mine", "rule": "house rule", "holds": lambda v: True, **kwargs}
+    with pytest.raises(error, match=fragment):
+        view_invariant(**arguments)
+
+
+def test_own_invariants_are_not_added_to_the_built_in_list() -> None:
+    before = [i.name for i in all_invariants()]
+    _p2_scoreless()
+    assert [i.name for i in all_invariants()] == before
+
+
+def test_the_documented_example_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    """docs/model-checking.md's example, run as written from the checkout (its counterexample
+    folder redirected to a temporary one)."""
+    import re
+    doc = (ROOT / "docs" / "model-checking.md").read_text(encoding="utf-8")
+    section = doc.split("### Your own invariants", 1)[1]
+    (block,) = re.findall(r"^```python\n(.*?)^```", section.split("\n## ", 1)[0],
+                          flags=re.S | re.M)
+    monkeypatch.chdir(ROOT)
+    block = block.replace('Path("counterexamples")', f"Path({str(tmp_path)!r})")
+    exec(compile(block, "docs/model-checking.md", "exec"), {"__name__": "doc"})  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:2] == ["['p2_scoreless', 'quiet_turn_change']",
+                           "{'score': {'P1': 0, 'P2': 1}}"]
+    for path in tmp_path.glob("*.yaml"):
+        assert run_file(path).code == OK
+    assert len(list(tmp_path.glob("*.yaml"))) == 2
