@@ -22,6 +22,7 @@ COMPILED = [
     "engine/statekeys.py",
     "engine/expansion.py",
     "engine/actions.py",
+    "engine/effect_needs.py",
     "engine/flow.py",
     "engine/chain.py",
     "engine/contest.py",

@@ -8,7 +8,6 @@ Every check happens before anything changes, so an illegal action raises
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from enum import IntEnum
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,7 @@ from .action_types import (
     from_step as from_step,
     to_step as to_step,
 )
+from .effect_needs import Destination, effect_parts, names_its_units, needs
 from .errors import IllegalAction
 from .state import Card, ChainItem, GameState
 
@@ -48,9 +48,15 @@ def check(s: GameState, action: Action) -> None:
     if s.pending:
         raise IllegalAction(
             f"{s.pending['player']} must first answer the pending {s.pending['kind']} choice",
-            "CR 458" if s.pending["kind"] == "damage" else "CR 323",
+            choice_rule(s.pending["kind"]),
         )
     _CHECKS[type(action)](s, action)
+
+
+def choice_rule(kind: str) -> str:
+    """The rule of a pending choice: which staged contest opens is Cleanup's (CR 323), how
+    damage is assigned the damage step's (CR 458)."""
+    return "CR 323" if kind == "battlefield" else "CR 458"
 
 
 def _neutral_open_main(s: GameState) -> bool:
@@ -132,33 +138,7 @@ def _timing_problem(s: GameState, player: str, timing: str) -> IllegalAction | N
     return None
 
 
-class Destination(IntEnum):
-    """Whether a play step gives a destination; ordered, so that a sequence of effects needs
-    the most any of its parts needs."""
-
-    NO = 0
-    MAY = 1
-    MUST = 2
-
-
 NO, MAY, MUST = Destination.NO, Destination.MAY, Destination.MUST
-
-
-def needs(effect: Mapping[str, Any] | None) -> tuple[bool, Destination]:
-    """Whether an effect takes its targets from the play step, and whether its destination
-    (a move's must come from somewhere; a play_unit's defaults to the base); a sequence needs
-    what any of its parts needs."""
-    parts = [_part_needs(kind, arg) for kind, arg in _effect_parts(effect)]
-    return any(t for t, _ in parts), max((d for _, d in parts), default=NO)
-
-
-def _part_needs(kind: str, arg: Any) -> tuple[bool, Destination]:
-    if kind in ("gain_points", "draw"):
-        return False, NO
-    if kind == "play_unit":
-        return False, NO if "to" in arg else MAY
-    named = effects.names_its_units(arg)
-    return (not named), (MUST if kind == "move" and "to" not in arg else NO)
 
 
 def _check_play(s: GameState, p: Play) -> None:
@@ -236,26 +216,16 @@ def _sent_to_chosen(s: GameState, p: Play, effect: Mapping[str, Any] | None) -> 
     units its moves take (the units the effect names, else the targets, which were checked
     first: each is on the board), and the caster for a ``play_unit`` (rules.md 8)."""
     movers: set[str] = set()
-    for kind, arg in _effect_parts(effect):
+    for kind, arg in effect_parts(effect):
         if isinstance(arg, Mapping) and "to" in arg:
             continue  # a destination of its own: not the chosen one
         if kind == "move":
-            named = effects.names_its_units(arg)
+            named = names_its_units(arg)
             units = [s.units.get(uid) for uid in (arg["units"] if named else p.targets)]
             movers |= {u.controller for u in units if u is not None and u.on_board}
         elif kind == "play_unit":
             movers.add(p.player)
     return movers or {p.player}
-
-
-def _effect_parts(effect: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
-    """The effect's parts, a ``sequence`` flattened, in order."""
-    if not effect:
-        return []
-    ((kind, arg),) = effect.items()
-    if kind == "sequence":
-        return [part for inner in arg for part in _effect_parts(inner)]
-    return [(kind, arg)]
 
 
 def _check_pass(s: GameState, p: Pass) -> None:
@@ -296,7 +266,7 @@ def _check_end_turn(s: GameState, e: EndTurn) -> None:
 
 def _check_choice(s: GameState, action: Choose | Assign) -> None:
     kind = "battlefield" if isinstance(action, Choose) else "damage"
-    rule = "CR 323" if kind == "battlefield" else "CR 458"
+    rule = choice_rule(kind)
     pending = s.pending
     if not pending or pending["kind"] != kind:
         raise IllegalAction(f"no {kind} choice is pending", rule)

@@ -89,7 +89,7 @@ def fire_unit(table: Table, unit: Unit, event: str, rank: int | None = None) -> 
 
     ``rank`` overrides the turn-order rank (a combat's start puts the Attacker's first)."""
     if rank is None:
-        rank = turn_order_rank(table, unit.controller)
+        rank = table.state.turn_rank(unit.controller)
     for trigger in unit.triggers:
         if trigger.when == event:
             item = _trigger_item(unit.id, event, trigger, unit.controller, unit.at)
@@ -104,7 +104,7 @@ def fire_battlefield(table: Table, bf: str, event: str) -> None:
     for trigger in f.abilities:
         if trigger.when == event:
             item = _trigger_item(bf, event, trigger, f.controller, bf)
-            queue_trigger(table, item, (turn_order_rank(table, f.controller), -1, f.index))
+            queue_trigger(table, item, (table.state.turn_rank(f.controller), -1, f.index))
 
 
 def _trigger_item(
@@ -125,12 +125,6 @@ def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:
     """A triggered ability waits here until Cleanup puts it on the Chain."""
     table.state.queued_triggers.append((order_key, item))
     table.say(f"{item.label} triggers", "CR 382")
-
-
-def turn_order_rank(table: Table, player: str | None) -> int:
-    """Simultaneous triggers go on in turn order, starting with the turn player (rules 11.4)."""
-    s = table.state
-    return s.turn_rank(player or s.turn_player)
 
 
 def flush_triggers(table: Table) -> bool:

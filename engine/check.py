@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import actions, counterexample, explore as search
-from .errors import ScenarioError
+from .errors import ScenarioError, counted
 from .explore import (
     Prepared,
     Progress,
@@ -250,7 +250,7 @@ def _print_summary(summary: dict, out: TextIO) -> None:
     out.write(f"== check {summary['file']} [rules: {summary['rules']}]\n")
     targets = summary["max_targets"]
     out.write(f"explored: {done}, within {summary['max_turns']} turn change(s), plays of at most "
-              f"{targets} target{'s' if targets > 1 else ''}\n")
+              f"{counted(targets, 'target')}\n")
     for label, key in (("states", "states"), ("transitions", "transitions"),
                        ("max depth", "max_depth"), ("terminal states", "terminal_states"),
                        ("deadlocks", "deadlocks"), ("past --max-turns", "frontier_states"),

@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where the diagrams go (default: diagrams)")
     dia.add_argument("--format", default="dot,svg,mermaid",
                      help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES)
-                     + " (default: dot,svg,mermaid)")
+                     + " (default: %(default)s)")
     dia.set_defaults(func=_cmd_diagrams)
 
     export = sub.add_parser("export", help="export the charts for other tools")

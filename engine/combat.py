@@ -190,4 +190,4 @@ def end_combat(table: Table, bf: str, rule: str) -> None:
         if unit.designation:
             table.update_unit(unit.id, designation=None)
     table.say(f"Combat at {bf} ends; designations are removed", rule)
-    table.send("scheduler", "contest_over")
+    table.send("scheduler", "combat_over")

@@ -30,13 +30,12 @@ def combats_ready(s: GameState) -> list[str]:
     return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
 
 
-def offer_choice(table: Table, rule: str, options: list[str]) -> None:
+def offer_choice(table: Table, rule: str, options: list[str], kind: str) -> None:
     """The turn player chooses which of the staged contests in ``options`` opens (the
     scheduler chart decides whether those are Showdowns or Combats)."""
     s = table.state
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
     s.priority = None  # answering a choice is not Priority: nobody acts until it is answered
-    kind = "Showdowns" if options == showdowns_ready(s) else "Combats"
     table.say(f"{kind} are staged at {', '.join(options)}; {s.turn_player} chooses which opens "
               "first", rule)
 
@@ -76,10 +75,8 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         # a running Showdown keeps its Contested while its applier is away (Cleanup step 7),
         # so a conversion can find the applier gone: the player there who does not control
         # the battlefield attacks, as step 7 would have them apply Contested (decisions D17)
-        controller = s.fields[bf].controller
-        rivals = [p for p in present if p != controller] or list(present)
-        attacker = min(rivals, key=s.turn_rank)
-        if controller in present:
+        attacker = s.first_rival(bf)
+        if s.fields[bf].controller in present:
             table.say(f"{applier} applied Contested but has no units at {bf}: {attacker}, who "
                       "does not control it, is the Attacker", "CR 454")
         else:  # nobody there controls it: the first in turn order attacks (D18)
@@ -154,6 +151,6 @@ def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:
     s = table.state
     s.contest_at = None
     table.say(f"The Showdown at {bf} ends", rule)
-    table.send("scheduler", "contest_over")
+    table.send("scheduler", "showdown_over")
     table.try_send(battlefield_key(bf), "claim_after_showdown")
     table.try_send(battlefield_key(bf), "clear_contested")

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import chain, scoring
+from .effect_needs import names_its_units
+from .errors import counted
 from .state import Card, ChainItem, GameState, Unit, battlefield_key, trigger_from
 
 if TYPE_CHECKING:
@@ -249,8 +251,8 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
 
 def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
     if ctx.you is None:
-        words = {"gain_points": f"gaining {amount} point{'s' if amount != 1 else ''}",
-                 "draw": f"drawing {amount}"}[kind]
+        words = {"gain_points": f"gaining {counted(amount, 'point')}",
+                 "draw": f"drawing {counted(amount, 'card')}"}[kind]
         table.say(f'{words} does nothing: the battlefield has no controller, so "you" is no '
                   "one", "S 184.6.c")
         return
@@ -258,7 +260,7 @@ def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
         scoring.draw(table, ctx.you, amount)
     else:
         scoring.add_points(table, ctx.you, amount)
-        table.say(f"{ctx.you} gains {amount} point{'s' if amount != 1 else ''}", "CR 466")
+        table.say(f"{ctx.you} gains {counted(amount, 'point')}", "CR 466")
 
 
 def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
@@ -315,12 +317,6 @@ _PER_UNIT = {
     "return_to_hand": _return_to_hand,
     "take_control": _take_control,
 }
-
-
-def names_its_units(arg: Any) -> bool:
-    """Whether an effect part names its units (``move: {units: [U1]}``) rather than taking
-    the play's targets."""
-    return isinstance(arg, Mapping) and "units" in arg
 
 
 def place_name(player: str, to: str) -> str:

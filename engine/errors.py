@@ -21,6 +21,11 @@ class IllegalAction(RiftchartError):
         return (type(self), (self.message, self.rule))
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 point``, ``2 points``: a count and its noun, as the trace and reports say it."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def one_line(text: str) -> str:
     """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""
     return " ".join(text.splitlines()) if text else text

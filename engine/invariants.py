@@ -51,11 +51,11 @@ _REGISTRY: dict[str, Invariant] = {}
 
 
 def _view_keys(*keys: str) -> Witness:
-    """A witness showing these keys of the child's state view."""
+    """A witness showing these keys of the child's state view (all of it for none)."""
 
     def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
         shown = view(child)
-        return {key: shown[key] for key in keys}
+        return {key: shown[key] for key in keys} if keys else shown
 
     return witness
 
@@ -116,7 +116,7 @@ def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool]
     def check(state: GameState, legal: Sequence[Action]) -> bool:
         return bool(holds(view(state)))
 
-    return Invariant(name, rule, "state", check, _shown(keys), tuple(profiles), doc)
+    return Invariant(name, rule, "state", check, _view_keys(*keys), tuple(profiles), doc)
 
 
 def view_step_invariant(
@@ -131,7 +131,7 @@ def view_step_invariant(
     def check(parent: GameState, action: Action, child: GameState) -> bool:
         return bool(holds(view(parent), to_step(action), view(child)))
 
-    return Invariant(name, rule, "transition", check, _shown(keys), tuple(profiles), doc)
+    return Invariant(name, rule, "transition", check, _view_keys(*keys), tuple(profiles), doc)
 
 
 def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tuple[str, ...]:
@@ -145,26 +145,20 @@ def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tup
         raise ValueError(f"an invariant cites its rule (a non-empty string): {rule!r}")
     if not callable(holds):
         raise TypeError(f"holds must be a function, not {type(holds).__name__}")
+    if isinstance(shows, str) or isinstance(profiles, str):
+        raise TypeError("shows and profiles are lists of names, not a string")
     keys = tuple(shows)
     unknown = [k for k in keys if k not in EXPECT_KEYS]
     if unknown:
         raise ValueError(f"shows names keys the state view does not have: {', '.join(unknown)}; "
                          f"it has: {', '.join(EXPECT_KEYS)}")
     bad = [p for p in profiles if p not in PROFILES]
+    if not profiles:
+        raise ValueError("profiles is empty: the invariant would never be checked")
     if bad:
         raise ValueError(f"unknown profile(s) {', '.join(map(repr, bad))}: the profiles are "
                          f"{', '.join(PROFILES)}")
     return keys
-
-
-def _shown(keys: tuple[str, ...]) -> Witness:
-    """The witness of a view invariant: those keys of the child's view, or all of it."""
-
-    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
-        shown = view(child)
-        return {key: shown[key] for key in keys} if keys else shown
-
-    return witness
 
 
 # --- helpers -------------------------------------------------------------------------------

@@ -175,9 +175,7 @@ class BattlefieldModel(Model):
         self.say(f"{self.bf}: no longer Contested")
 
     def reapply_contested(self) -> None:
-        # with two rivals there (a free-for-all), the first in turn order (decisions D18)
-        rivals = [p for p in self.state.players_at(self.bf) if p != self.f.controller]
-        rival = min(rivals, key=self.state.turn_rank)
+        rival = self.state.first_rival(self.bf)  # of two in a free-for-all, see D18
         self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; {rival} applies Contested")
         self.table.update_field(self.bf, applier=rival)
 
@@ -345,10 +343,11 @@ class SchedulerModel(Model):
         return len(contest.combats_ready(self.state)) == 1
 
     def offer_showdown_choice(self) -> None:
-        contest.offer_choice(self.table, self.rule, contest.showdowns_ready(self.state))
+        contest.offer_choice(self.table, self.rule, contest.showdowns_ready(self.state),
+                             "Showdowns")
 
     def offer_combat_choice(self) -> None:
-        contest.offer_choice(self.table, self.rule, contest.combats_ready(self.state))
+        contest.offer_choice(self.table, self.rule, contest.combats_ready(self.state), "Combats")
 
     def open_showdown(self) -> None:
         (bf,) = contest.showdowns_ready(self.state)

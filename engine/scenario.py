@@ -32,8 +32,9 @@ Limits, so that a hostile file costs little to refuse:
 
 An optional setup key given as ``null`` takes its default (a battlefield's ``controller: null``
 means nobody, a play step's ``to: null`` means no destination, a unit card's ``effect: null`` and
-a spell's ``unit: null`` mean the key is not given; D33). A name given is a string with more
-than spaces, and an id is not empty or only spaces (D15).
+a spell's ``unit: null`` mean the key is not given, as does a null key inside an effect, and a
+player's ``null`` entry in ``hands``, ``scores`` or ``deck`` takes the default; D33). A name
+given is a string with more than spaces, and an id is not empty or only spaces (D15).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
-from engine.actions import Destination, needs
+from engine.effect_needs import Destination, needs
 from engine.errors import ScenarioError
 from engine.scenario_model import (
     AMOUNT_EFFECTS,
@@ -67,12 +67,14 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _plain(value: Any) -> Any:
-    """A deep copy of a validated value with plain dicts and lists."""
+def _plain(value: Any, drop_nulls: bool = False) -> Any:
+    """A deep copy of a validated value with plain dicts and lists; ``drop_nulls`` leaves out
+    the keys given as null, which are keys not given (D33)."""
     if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
+        return {key: _plain(item, drop_nulls) for key, item in value.items()
+                if not (drop_nulls and item is None)}
     if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
+        return [_plain(item, drop_nulls) for item in value]
     return value
 
 
@@ -557,7 +559,8 @@ class Checker:
             items = self.sequence(argument, where)
             for index, item in enumerate(items):
                 self.effect(item, where.item(items, index))
-        return _plain(entry)
+        # what reads an effect (the rules, the search) takes a key that is there as given
+        return _plain(entry, drop_nulls=True)
 
     # ---- steps ---------------------------------------------------------------------------
 

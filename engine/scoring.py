@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain
+from .errors import counted
 from .state import GameState
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def draw(table: Table, player: str, count: int) -> None:
     drawn = min(count, s.deck[player])
     s.deck[player] -= drawn
     s.hands[player].extend([None] * drawn)  # drawn cards are unknown: they count, not play
-    table.say(f"{player} draws {drawn} card{'s' if drawn != 1 else ''}", "CR 413")
+    table.say(f"{player} draws {counted(drawn, 'card')}", "CR 413")
 
 
 def check_win(table: Table) -> bool:
@@ -113,7 +114,7 @@ def check_win(table: Table) -> bool:
             team = s.team_of(player)
             who = f"{s.winner}" if len(team) == 1 else f"Team {' and '.join(team)}"
             table.say(f"Cleanup: {who} {'wins' if len(team) == 1 else 'win'} with "
-                      f"{mine} point{'s' if mine != 1 else ''}, more than any opponent; the "
+                      f"{counted(mine, 'point')}, more than any opponent; the "
                       "game is over", "CR 467")
             return True
     return False

@@ -248,11 +248,19 @@ class GameState:
         i = self.players.index(player)
         return self.players[(i + 1) % len(self.players)]
 
-    def turn_rank(self, player: str) -> int:
+    def turn_rank(self, player: str | None) -> int:
         """Where ``player`` comes in turn order starting with the turn player (0 for the turn
-        player): how the rules order what several players do at once (rules 11.4)."""
+        player, and for no one: an uncontrolled battlefield's ability is the turn player's to
+        put on the Chain): how the rules order what several players do at once (rules 11.4)."""
         start = self.players.index(self.turn_player)
-        return (self.players.index(player) - start) % len(self.players)
+        return (self.players.index(player or self.turn_player) - start) % len(self.players)
+
+    def first_rival(self, bf: str) -> str:
+        """Of the players with units at ``bf`` who do not control it, the first in turn order
+        from the turn player: who applies Contested again (Cleanup step 7) or attacks when the
+        applier has gone (D17, D18)."""
+        controller = self.fields[bf].controller
+        return min((p for p in self.players_at(bf) if p != controller), key=self.turn_rank)
 
     def units_at(self, where: str) -> list[Unit]:
         """Units at a battlefield (or a player's base, as ``base:P``), in board order."""
@@ -268,7 +276,7 @@ class GameState:
         return sorted(self.units.values(), key=by_board_order)
 
     def players_at(self, bf: str) -> tuple[str, ...]:
-        """Players with units at a battlefield, in seating order (``players``)."""
+        """Players with units at a battlefield, in turn order (the ``players`` list)."""
         return self.units.players_at(bf, self.players)
 
 

@@ -42,4 +42,5 @@ class Scheduler(RiftChart):
         )
     )
     choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))
-    contest_over = cite("CR 348", contest_active.to(idle))
+    showdown_over = cite("CR 348", contest_active.to(idle))
+    combat_over = cite("CR 461", contest_active.to(idle))

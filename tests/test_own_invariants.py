@@ -73,6 +73,9 @@ def test_own_invariants_are_checked_in_worker_processes_too() -> None:
     ({"holds": 3}, TypeError, "holds must be a function"),
     ({"shows": ["scores"]}, ValueError, "shows names keys the state view does not have: scores"),
     ({"profiles": ["seed", "cr-2"]}, ValueError, "unknown profile"),
+    ({"profiles": []}, ValueError, "never be checked"),
+    ({"profiles": "seed"}, TypeError, "not a string"),
+    ({"shows": "score"}, TypeError, "not a string"),
 ])
 def test_a_bad_invariant_is_refused_naming_what_is_wrong(kwargs: dict, error: type,
                                                          fragment: str) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from engine import Add, Game, Pass, invariants
-from engine.actions import Destination, needs
+from engine.effect_needs import Destination, needs
 from engine.expansion import Settings
 from engine.explore import Report, explore
 from engine.reference_runtime import CheckedRuntime

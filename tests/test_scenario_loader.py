@@ -407,9 +407,27 @@ def test_a_players_entry_given_as_null_takes_the_default() -> None:
     assert scenario.deck["P1"] == load_scenario(minimal()).deck["P1"]
 
 
+def test_a_key_given_as_null_inside_an_effect_is_not_given() -> None:
+    """D33 inside effects: what reads an effect (the rules, the search) sees a null key as
+    absent, so ``units: null`` takes the play's targets and ``to: null`` the play's ``to``."""
+    data = minimal()
+    data["hands"]["P1"] = [
+        {"id": "S1", "type": "spell", "effect": {"stun": {"units": None}}},
+        {"id": "S2", "type": "spell", "effect": {"sequence": [
+            {"move": {"units": ["U1"], "to": None}},
+            {"play_unit": {"id": "T1", "might": 1, "keywords": None, "triggers": None,
+                           "to": None}}]}},
+    ]
+    hand = load_scenario(data).hands["P1"]
+    assert hand[0].effect == {"stun": {}}
+    assert hand[1].effect == {"sequence": [{"move": {"units": ["U1"]}},
+                                           {"play_unit": {"id": "T1", "might": 1}}]}
+
+
 @pytest.mark.parametrize(("effect", "targets", "fragment"), [
     ({"move": {}}, "self", "a trigger's move needs its own 'to'"),
     ({"move": {"units": ["U1"]}}, None, "a trigger's move needs its own 'to'"),
+    ({"move": {"units": ["U1"], "to": None}}, None, "a trigger's move needs its own 'to'"),
     ({"damage": 1}, None, "takes its units from the play"),
     ({"sequence": [{"draw": 1}, {"stun": {}}]}, None, "takes its units from the play"),
     ({"damage": 1}, "self", None),
