@@ -223,9 +223,10 @@ def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, r
             "states_with": report.states,
             # the report's seconds are the symmetric search's; the plain one runs after it
             "seconds_without": round(plain.seconds, 3),
-            "reduction": round(plain.states / report.states, 3) if report.states else None,
-            "same_verdict": sorted(plain.violations) == sorted(report.violations),
             # a reduction is measured only where both searches went to their end
+            "reduction": (round(plain.states / report.states, 3)
+                          if plain.complete and report.complete and report.states else None),
+            "same_verdict": sorted(plain.violations) == sorted(report.violations),
             "both_complete": plain.complete and report.complete,
         }
     if graph_note:
@@ -261,11 +262,10 @@ def _print_summary(summary: dict, out: TextIO) -> None:
     if sym:
         out.write(f"  symmetry: {sym['states_without']} states without "
                   f"({sym['seconds_without']} s), {sym['states_with']} with "
-                  f"({summary['seconds']} s), reduction {sym['reduction']}x, same verdict: "
-                  f"{sym['same_verdict']}\n")
-        if not sym["both_complete"]:
-            out.write("  (a search stopped at --max-states: the counts do not measure the "
-                      "reduction)\n")
+                  f"({summary['seconds']} s), "
+                  + (f"reduction {sym['reduction']}x" if sym["reduction"] is not None else
+                     "reduction not measured (a search stopped at --max-states)")
+                  + f", same verdict: {sym['same_verdict']}\n")
     if summary.get("graph"):
         out.write(f"  {summary['graph']}\n")
     out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")

@@ -24,11 +24,16 @@ if TYPE_CHECKING:
 
 
 def scenario_for(
-    source: str | Path, prefix: list[dict[str, Any]], violation: Violation, rules: str | None
+    source: str | Path, prefix: list[dict[str, Any]], violation: Violation, rules: str | None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
-    """The counterexample as scenario data (a dict ready for YAML)."""
+    """The counterexample as scenario data (a dict ready for YAML). ``rules`` is the profile
+    given in place of the file's (``--rules``); ``profile``, the one the search ran under: the
+    file names it when it is not the source's own, so that it replays under the same rules."""
     original = yaml.safe_load(Path(source).read_text(encoding="utf-8-sig")) or {}
     setup = {k: v for k, v in original.items() if k not in ("name", "steps")}
+    if not rules and profile and profile != (original.get("rules") or "seed"):
+        rules = profile
     if rules:
         setup["rules"] = rules
     invariant = violation.invariant
@@ -45,15 +50,18 @@ def write(
     violation: Violation,
     out_dir: Path,
     rules: str | None = None,
+    profile: str | None = None,
 ) -> Path:
-    """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path."""
-    data = scenario_for(source, prefix, violation, rules)
+    """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path
+    (``rules`` and ``profile`` as for :func:`scenario_for`)."""
+    data = scenario_for(source, prefix, violation, rules, profile)
     invariant = violation.invariant
     beyond = f", after the file's own {len(prefix)}," if prefix else ""
     header = (
-        f"# Written by `riftchart check`: invariant {invariant.name} ({invariant.rule}) fails\n"
+        f"# Written by riftchart's model checker: invariant {invariant.name} ({invariant.rule}) "
+        "fails\n"
         f"# {violation.depth} step(s){beyond} from the start of {Path(source).name}.\n"
-        f"# {invariant.doc}\n"
+        + (f"# {invariant.doc}\n" if invariant.doc else "") +
         "# The final expect shows the violation: it holds under the rules that were checked\n"
         "# and fails (exit 1) under rules that keep the invariant.\n"
     )
@@ -102,9 +110,10 @@ def write_all(
     rules: str | None = None,
 ) -> dict[str, Path]:
     """Every violation of ``report`` written; invariant name -> file. ``rules`` is the profile
-    the search was given in place of the file's (written into the counterexample)."""
+    the search was given in place of the file's; without it the files name the profile that
+    ``prepared`` was set up under when it is not the file's own."""
     return {
-        name: write(source, prepared.prefix, violation, out_dir, rules)
+        name: write(source, prepared.prefix, violation, out_dir, rules, prepared.scenario.rules)
         for name, violation in report.violations.items()
     }
 

@@ -94,6 +94,10 @@ class Explorer:
     """Breadth-first search from one state; :meth:`run` returns the :class:`Report`."""
 
     def __init__(self, start: GameState, settings: Settings, progress: Progress | None = None):
+        names = [invariant.name for invariant in settings.invariants]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:  # a violation is kept by name: two of one name would mix their traces
+            raise ValueError(f"two invariants share a name: {', '.join(twice)}")
         self.start = start
         self.settings = settings
         self.progress = progress

@@ -98,7 +98,7 @@ def by_names(names: Sequence[str] | None) -> list[Invariant]:
 
 # --- your own invariants ----------------------------------------------------------------------
 
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")  # it names a file: kept short
 
 
 def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool], *,
@@ -114,7 +114,7 @@ def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool]
     keys = _checked(name, rule, holds, shows, profiles)
 
     def check(state: GameState, legal: Sequence[Action]) -> bool:
-        return bool(holds(view(state)))
+        return _verdict(name, holds(view(state)))
 
     return Invariant(name, rule, "state", check, _view_keys(*keys), tuple(profiles), doc)
 
@@ -129,16 +129,25 @@ def view_step_invariant(
     keys = _checked(name, rule, holds, shows, profiles)
 
     def check(parent: GameState, action: Action, child: GameState) -> bool:
-        return bool(holds(view(parent), to_step(action), view(child)))
+        return _verdict(name, holds(view(parent), to_step(action), view(child)))
 
     return Invariant(name, rule, "transition", check, _view_keys(*keys), tuple(profiles), doc)
+
+
+def _verdict(name: str, value: Any) -> bool:
+    """A predicate's answer, which must be True or False: a forgotten ``return`` (None) or a
+    value that is only truthy would pass or fail states for the wrong reason."""
+    if not isinstance(value, bool):
+        raise TypeError(f"invariant {name}: holds returned {value!r}, not True or False")
+    return value
 
 
 def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tuple[str, ...]:
     """The ``shows`` keys, once every argument is checked (a ValueError or TypeError naming
     the argument; a name is part of a counterexample's file name)."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError(f"an invariant's name is letters, digits, '_', '.' and '-': {name!r}")
+        raise ValueError("an invariant's name is 1 to 64 letters, digits, '_', '.' and '-': "
+                         f"{name!r}")
     if name in _REGISTRY:
         raise ValueError(f"{name!r} is the name of a built-in invariant")
     if not isinstance(rule, str) or not rule.strip():

@@ -278,6 +278,9 @@ def test_a_capped_symmetry_run_says_it_measures_no_reduction(
     code, report = _check([str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"],
                           capsys)
     assert code == 0 and report["symmetry"]["both_complete"] is False
+    assert report["symmetry"]["reduction"] is None  # counts cut short measure nothing
+    cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"])
+    assert "reduction not measured (a search stopped at --max-states)" in capsys.readouterr().out
 
 
 def test_symmetry_key_merges_swapped_units() -> None:

@@ -107,3 +107,43 @@ def test_the_documented_example_runs(tmp_path: Path, monkeypatch, capsys) -> Non
     for path in tmp_path.glob("*.yaml"):
         assert run_file(path).code == OK
     assert len(list(tmp_path.glob("*.yaml"))) == 2
+
+
+def test_two_invariants_of_one_name_are_refused() -> None:
+    """A violation is kept by its invariant's name: two of one name would mix their traces."""
+    prepared = prepare(str(MODEL))
+    other = view_invariant("p2_scoreless", "rule B", lambda v: v["hand"]["P2"] == 1)
+    with pytest.raises(ValueError, match="two invariants share a name: p2_scoreless"):
+        explore(prepared.start, Settings([_p2_scoreless(), other], max_states=100))
+
+
+@pytest.mark.parametrize("answer", [None, 0, "False", []])
+def test_a_predicate_that_does_not_answer_true_or_false_stops_the_search(answer: Any) -> None:
+    prepared = prepare(str(MODEL))
+    forgetful = view_invariant("forgetful", "house rule", lambda v: answer)
+    with pytest.raises(TypeError, match=r"invariant forgetful: holds returned .*, not True or "
+                                        r"False"):
+        explore(prepared.start, Settings([forgetful], max_states=100))
+
+
+def test_a_name_too_long_for_a_file_is_refused() -> None:
+    view_invariant("x" * 64, "house rule", lambda v: True)
+    with pytest.raises(ValueError, match="1 to 64 letters"):
+        view_invariant("x" * 65, "house rule", lambda v: True)
+
+
+def test_a_counterexample_names_the_profile_prepare_was_given(tmp_path: Path) -> None:
+    """The model names no profile (seed); searched under cr-1.4, its counterexample says
+    ``rules: cr-1.4`` so that it replays under the rules that were checked."""
+    prepared = prepare(str(MODEL), "cr-1.4")
+    report = explore(prepared.start, Settings([_p2_scoreless()], max_states=2_000))
+    (path,) = counterexample.write_all(str(MODEL), prepared, report, tmp_path).values()
+    text = path.read_text(encoding="utf-8")
+    assert "\nrules: cr-1.4\n" in text
+    assert text.startswith("# Written by riftchart's model checker: invariant p2_scoreless")
+    assert run_file(path).code == OK
+    # an invariant with no description leaves no empty comment line
+    quiet = view_invariant("quiet", "house rule", lambda v: v["score"]["P2"] == 0)
+    report = explore(prepared.start, Settings([quiet], max_states=2_000))
+    (path,) = counterexample.write_all(str(MODEL), prepared, report, tmp_path).values()
+    assert "\n#\n" not in path.read_text(encoding="utf-8")
