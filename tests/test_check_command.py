@@ -208,10 +208,28 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in text.split()]
 
 
+def _wait_for_cpu(pid: int, seconds: float) -> None:
+    """Until the process and its workers have run ``seconds`` of CPU time: past the imports and
+    into the search (1.5 s is twice what the imports take), however busy the machine is."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if sum(_cpu_seconds(p) for p in (pid, *_children(pid))) >= seconds:
+            return
+        time.sleep(0.05)
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # it has just ended
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, workers: str) -> None:
     search = _start_check(tmp_path, "--workers", workers)
-    time.sleep(2)
+    _wait_for_cpu(search.pid, 1.5)
     search.send_signal(signal.SIGINT)
     out, err = search.communicate(timeout=60)
     assert search.returncode == 130
