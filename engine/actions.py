@@ -156,7 +156,7 @@ def _check_unit_play(s: GameState, p: Play) -> None:
     """A unit card takes no targets and goes to its player's base (the default) or to a
     battlefield they control that units may be played to (CR 355)."""
     if p.targets:
-        raise IllegalAction("a unit card takes no targets", "CR 355")
+        raise IllegalAction("a unit card takes no targets", "CR 355.5")
     to = p.to or "base"
     if to == "base":
         return

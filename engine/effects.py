@@ -133,7 +133,7 @@ def resolve_item(table: Table, item: ChainItem) -> None:
         to = item.to or "base"
         if to != "base" and destination_problem(s, player, to):
             to = "base"
-        enter_board(table, item.card.id, player, item.card, to, "CR 355", played=True)
+        enter_board(table, item.card.id, player, item.card, to, "CR 359.2", played=True)
         return
     assert item.effect is not None, "every item but an Add's and a unit's has an effect"
     if item.targets == "enemies_here" and item.controller is None:

@@ -94,10 +94,12 @@ class Explorer:
     """Breadth-first search from one state; :meth:`run` returns the :class:`Report`."""
 
     def __init__(self, start: GameState, settings: Settings, progress: Progress | None = None):
-        names = [invariant.name for invariant in settings.invariants]
-        twice = sorted({name for name in names if names.count(name) > 1})
-        if twice:  # a violation is kept by name: two of one name would mix their traces
-            raise ValueError(f"two invariants share a name: {', '.join(twice)}")
+        # a violation is kept by name: two of one name would mix their traces, and names that
+        # differ only in case name one counterexample file where file names ignore case
+        names = [invariant.name.casefold() for invariant in settings.invariants]
+        twice = sorted({i.name for i in settings.invariants if names.count(i.name.casefold()) > 1})
+        if twice:
+            raise ValueError(f"two invariants share a name (case aside): {', '.join(twice)}")
         self.start = start
         self.settings = settings
         self.progress = progress

@@ -154,8 +154,10 @@ def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tup
         raise ValueError(f"an invariant cites its rule (a non-empty string): {rule!r}")
     if not callable(holds):
         raise TypeError(f"holds must be a function, not {type(holds).__name__}")
-    if isinstance(shows, str) or isinstance(profiles, str):
-        raise TypeError("shows and profiles are lists of names, not a string")
+    for names in (shows, profiles):
+        if isinstance(names, str) or not isinstance(names, Sequence) or not all(
+                isinstance(n, str) for n in names):
+            raise TypeError(f"shows and profiles are lists of names (strings), not {names!r}")
     keys = tuple(shows)
     unknown = [k for k in keys if k not in EXPECT_KEYS]
     if unknown:
@@ -239,8 +241,8 @@ def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
 
 
 @_register(
-    "closed_iff_chain", "CR 309", "state", _view_keys("state", "chain"),
-    doc="""The state is Closed exactly when the Chain is non-empty (CR 309, rules.md 1), and
+    "closed_iff_chain", "CR 309.1", "state", _view_keys("state", "chain"),
+    doc="""The state is Closed exactly when the Chain is non-empty (CR 309.1, rules.md 1), and
     every battlefield sees the Chain as the priority chart does (a Harel broadcast).""",
 )
 def closed_iff_chain(s: GameState, legal: Sequence[Action]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -183,6 +184,8 @@ def quoted(value: Any) -> str:
         return repr(cut_short(value))
     if value is None or isinstance(value, bool):
         return _YAML_WORDS[value]
+    if isinstance(value, datetime.date):  # YAML reads 2020-01-01 as a date
+        return value.isoformat()
     return cut_short(repr(value))
 
 

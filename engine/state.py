@@ -216,7 +216,7 @@ class GameState:
 
     @property
     def neutral_open(self) -> bool:
-        """Neutral Open (CR 309): no Chain exists and no contest is active."""
+        """Neutral Open (CR 310.1): no Chain exists and no contest is active."""
         return self.chain_open and self.contest_at is None
 
     @property

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.runner import run_file, run_files
-from tests.conftest import SCENARIOS
+from tests.conftest import ROOT, SCENARIOS
 from tests.test_scenario_loader import FORMAT_EXAMPLE
 
 EXAMPLE = FORMAT_EXAMPLE
@@ -499,8 +499,8 @@ def test_the_turn_chart_cites_the_phases_of_the_turn():
 
 
 def test_the_priority_chart_cites_the_steps_of_resolving_chain_items():
-    """D11: the Chain's steps cite CR 332-340 as numbered there (CR 331 is the Closed state,
-    CR 334 what a Task is: no step of the Chain's)."""
+    """D11: the Chain's steps cite CR 332-340 as numbered there (CR 331 says when the turn is
+    Closed, CR 334 what a Task is: neither is a step of the Chain's)."""
     from engine.runtime import compiled
     rules = {(t.source, t.event, t.target): t.rule for t in compiled("priority").transitions}
     assert rules == {
@@ -513,3 +513,21 @@ def test_the_priority_chart_cites_the_steps_of_resolving_chain_items():
         ("resolving", "item_resolved", "open"): "CR 340.2",
         ("resolving", "item_resolved", "priority_window"): "CR 340.4",
     }
+
+
+def test_decision_d11_lists_every_citation_the_code_makes():
+    """D11 says how rules are cited; every citation in the charts and the engine is one it
+    names, or a Core Rules number inside a section it names (``CR 341-348``)."""
+    code = "".join(p.read_text(encoding="utf-8") for folder in ("engine", "statecharts")
+                   for p in sorted((ROOT / folder).glob("*.py")))
+    cited = set(re.findall(r'"((?:CR|S|rules|seed) [0-9][0-9.a-z]*)"', code))
+    decisions = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    d11 = decisions.split("**D11.", 1)[1].split("\n**D12.", 1)[0]
+    named = set(re.findall(r"`((?:CR|S|rules|seed) [0-9][0-9.a-z]*)`", d11))
+    sections = [tuple(map(int, r)) for r in re.findall(r"`CR (\d+)-(\d+)`", d11)]
+
+    def in_a_section(rule: str) -> bool:
+        number = re.fullmatch(r"CR (\d+)", rule)
+        return bool(number) and any(lo <= int(number[1]) <= hi for lo, hi in sections)
+
+    assert sorted(r for r in cited if r not in named and not in_a_section(r)) == []

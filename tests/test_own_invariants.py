@@ -74,8 +74,11 @@ def test_own_invariants_are_checked_in_worker_processes_too() -> None:
     ({"shows": ["scores"]}, ValueError, "shows names keys the state view does not have: scores"),
     ({"profiles": ["seed", "cr-2"]}, ValueError, "unknown profile"),
     ({"profiles": []}, ValueError, "never be checked"),
-    ({"profiles": "seed"}, TypeError, "not a string"),
-    ({"shows": "score"}, TypeError, "not a string"),
+    ({"profiles": "seed"}, TypeError, "lists of names"),
+    ({"shows": "score"}, TypeError, "lists of names"),
+    ({"shows": [1]}, TypeError, "lists of names"),
+    ({"shows": None}, TypeError, "lists of names"),
+    ({"profiles": None}, TypeError, "lists of names"),
 ])
 def test_a_bad_invariant_is_refused_naming_what_is_wrong(kwargs: dict, error: type,
                                                          fragment: str) -> None:
@@ -113,8 +116,13 @@ def test_two_invariants_of_one_name_are_refused() -> None:
     """A violation is kept by its invariant's name: two of one name would mix their traces."""
     prepared = prepare(str(MODEL))
     other = view_invariant("p2_scoreless", "rule B", lambda v: v["hand"]["P2"] == 1)
-    with pytest.raises(ValueError, match="two invariants share a name: p2_scoreless"):
+    with pytest.raises(ValueError, match=r"two invariants share a name \(case aside\): "
+                                         "p2_scoreless"):
         explore(prepared.start, Settings([_p2_scoreless(), other], max_states=100))
+    # names that differ only in case would name one file where file names ignore case
+    shouting = view_invariant("P2_SCORELESS", "rule C", lambda v: True)
+    with pytest.raises(ValueError, match="P2_SCORELESS, p2_scoreless"):
+        explore(prepared.start, Settings([_p2_scoreless(), shouting], max_states=100))
 
 
 @pytest.mark.parametrize("answer", [None, 0, "False", []])

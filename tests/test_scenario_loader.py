@@ -4,6 +4,7 @@ contract: shared/docs/scenario-format.md; a guide: docs/scenarios.md)."""
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 import pickle
 from pathlib import Path
@@ -458,7 +459,8 @@ def test_a_trigger_whose_effect_could_never_act_is_refused(effect: dict, targets
         assert (error.field, fragment in error.message) == (field, True), str(error)
 
 
-@pytest.mark.parametrize(("key", "shown"), [(None, "null"), (True, "true"), (3, "3")])
+@pytest.mark.parametrize(("key", "shown"), [(None, "null"), (True, "true"), (3, "3"),
+                                            (datetime.date(2020, 1, 1), "2020-01-01")])
 def test_a_key_that_is_not_a_string_is_named_as_yaml_writes_it(key: Any, shown: str) -> None:
     data = minimal()
     data[key] = 1
