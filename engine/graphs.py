@@ -34,7 +34,8 @@ def chart_graph(name: str) -> nx.MultiDiGraph:
 
     Node attributes: ``parent`` (``''`` at the top), ``kind`` (atomic, compound, parallel),
     ``region`` (the nearest state, itself included, that is a child of a parallel state, or
-    ``''``), ``initial`` (the initial child of its parent), ``order`` (document order).
+    ``''``), ``initial`` (entering its parent enters it: the initial child of a compound state,
+    every region of a parallel one), ``order`` (document order).
 
     Edge attributes: ``event``, ``guard`` (``a and not b``, ``''`` if none), ``rule``,
     ``actions`` (space separated), ``internal``, ``targets`` (space separated: one edge is
@@ -131,10 +132,14 @@ def write_exports(out_dir: str | Path, fmt: str) -> list[Path]:
 
 
 def _is_initial_child(chart: CompiledChart, state_id: str) -> bool:
+    """Whether entering the state's parent enters it: the initial child of a compound state,
+    every region of a parallel one (so the nodes marked agree with the graph's ``initial``)."""
     parent = chart.states[state_id].parent
     if parent is None:
         # a top-level state is initial when the chart starts in it
         return state_id == chart.initial_root
+    if chart.states[parent].kind == "parallel":
+        return True
     return chart.states[parent].initial == state_id
 
 

@@ -146,10 +146,10 @@ def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tup
     """The ``shows`` keys, once every argument is checked (a ValueError or TypeError naming
     the argument; a name is part of a counterexample's file name)."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ValueError("an invariant's name is 1 to 64 letters, digits, '_', '.' and '-': "
-                         f"{name!r}")
-    if name in _REGISTRY:
-        raise ValueError(f"{name!r} is the name of a built-in invariant")
+        raise ValueError("an invariant's name is 1 to 64 letters, digits, '_', '.' and '-', "
+                         f"beginning with a letter, digit or '_': {name!r}")
+    if name.casefold() in {built_in.casefold() for built_in in _REGISTRY}:
+        raise ValueError(f"{name!r} is the name of a built-in invariant (case aside)")
     if not isinstance(rule, str) or not rule.strip():
         raise ValueError(f"an invariant cites its rule (a non-empty string): {rule!r}")
     if not callable(holds):

@@ -458,3 +458,17 @@ def test_an_unknown_chart_name_is_a_value_error_listing_the_charts(export):
     with pytest.raises(ValueError, match="unknown chart 'nope'") as refused:
         export("nope")
     assert all(name in str(refused.value) for name in NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(CHARTS))
+def test_the_nodes_marked_initial_are_the_states_a_chart_starts_in(name: str) -> None:
+    """A node's ``initial`` says entering its parent enters it (every region of a parallel
+    state): following the marks down from the top gives the graph's ``initial``."""
+    graph = chart_graph(name)
+    marked = {n for n, data in graph.nodes(data=True) if data["initial"]}
+
+    def entered(node: str) -> bool:
+        parent = graph.nodes[node]["parent"]
+        return node in marked and (not parent or entered(parent))
+
+    assert {n for n in graph.nodes if entered(n)} == set(graph.graph["initial"].split())

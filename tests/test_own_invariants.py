@@ -155,3 +155,14 @@ def test_a_counterexample_names_the_profile_prepare_was_given(tmp_path: Path) ->
     report = explore(prepared.start, Settings([quiet], max_states=2_000))
     (path,) = counterexample.write_all(str(MODEL), prepared, report, tmp_path).values()
     assert "\n#\n" not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", [".x", "-x"])
+def test_a_name_begins_with_a_letter_digit_or_underscore(name: str) -> None:
+    with pytest.raises(ValueError, match="beginning with a letter, digit or '_'"):
+        view_invariant(name, "house rule", lambda v: True)
+
+
+def test_a_built_in_name_is_refused_whatever_its_case() -> None:
+    with pytest.raises(ValueError, match="built-in invariant"):
+        view_invariant("No_Deadlock", "house rule", lambda v: True)
