@@ -112,20 +112,23 @@ def designate(table: Table, announce: bool = True) -> bool:
                 wanted = "defender"
         if unit.designation != wanted:
             if announce:
-                _say_designation(table, unit.id, unit.designation, wanted)
+                _say_designation(table, unit.id, wanted)
             table.update_unit(unit.id, designation=wanted)
             changed = True
     return changed
 
 
-def _say_designation(table: Table, uid: str, had: str | None, wanted: str | None) -> None:
+def _say_designation(table: Table, uid: str, wanted: str | None) -> None:
+    """Said before the unit's designation changes to ``wanted``."""
     role = {"attacker": "an Attacker", "defender": "a Defender"}
     name = table.name(uid)
     if wanted:
-        where = table.state.contest_at
-        table.say(f"Cleanup: {name} is now {role[wanted]} at {where}", "CR 323.2")
-    else:
-        table.say(f"Cleanup: {name} is no longer {role[had or 'defender']}", "CR 323.2")
+        table.say(f"Cleanup: {name} is now {role[wanted]} at {table.state.contest_at}",
+                  "CR 323.2")
+        return
+    had = table.unit(uid).designation
+    assert had is not None, "a designation that changes to none was held"
+    table.say(f"Cleanup: {name} is no longer {role[had]}", "CR 323.2")
 
 
 def _queue_combat_triggers(table: Table, bf: str) -> None:
