@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from engine.runner import run_file
 
 
 def step_block(text: str, index: int) -> list[str]:
@@ -19,6 +22,16 @@ def step_block(text: str, index: int) -> list[str]:
             break
         block.append(line)
     return block
+
+
+def python_blocks(markdown: str) -> list[str]:
+    """The ```python blocks of a document, in order (the docs' examples the tests run)."""
+    return re.findall(r"^```python\n(.*?)^```", markdown, flags=re.S | re.M)
+
+
+def trace_lines(path: Path, rules: str | None = None) -> list[str]:
+    """Every trace line a scenario's run prints, all steps together."""
+    return [line for step in run_file(path, rules=rules).steps for line in step.lines]
 
 
 def write_yaml(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -> Path:

@@ -7,7 +7,6 @@ run them exactly as shipped rather than a paraphrase.
 from __future__ import annotations
 
 import importlib.util
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from types import ModuleType
 
 from engine import Game, IllegalAction, Pass, ScenarioError
 from tests.conftest import ROOT
+from tests.helpers import python_blocks
 
 EXAMPLE = ROOT / "examples" / "embed.py"
 DOC = ROOT / "docs" / "embedding.md"
@@ -29,10 +29,6 @@ def _load_example() -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def _python_blocks(markdown: str) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", markdown, flags=re.S | re.M)
 
 
 def test_example_plays_to_a_winner():
@@ -62,7 +58,7 @@ def test_example_runs_as_a_script():
 
 
 def test_the_documented_example_runs(capsys):
-    blocks = _python_blocks(DOC.read_text(encoding="utf-8"))
+    blocks = python_blocks(DOC.read_text(encoding="utf-8"))
     assert blocks, "docs/embedding.md has no ```python block"
     namespace: dict[str, object] = {"__name__": "embedding_doc"}
     for block in blocks:
@@ -74,7 +70,7 @@ def test_the_documented_example_runs(capsys):
 def test_the_readme_example_runs(capsys, monkeypatch):
     readme = ROOT / "README.md"
     section = readme.read_text(encoding="utf-8").split("## Embedding", 1)[1]
-    blocks = _python_blocks(section)
+    blocks = python_blocks(section)
     assert blocks, "README's Embedding section has no python block"
     monkeypatch.chdir(ROOT)
     exec(compile(blocks[0], str(readme), "exec"), {"__name__": "readme"})  # noqa: S102

@@ -13,6 +13,7 @@ from engine.explore import Settings, explore, prepare
 from engine.invariants import all_invariants, view_invariant, view_step_invariant
 from engine.runner import OK, run_file
 from tests.conftest import ROOT
+from tests.helpers import python_blocks
 
 MODEL = ROOT / "models" / "1v1_two_battlefields.yaml"
 
@@ -96,11 +97,9 @@ def test_own_invariants_are_not_added_to_the_built_in_list() -> None:
 def test_the_documented_example_runs(tmp_path: Path, monkeypatch, capsys) -> None:
     """docs/model-checking.md's example, run as written from the checkout (its counterexample
     folder redirected to a temporary one)."""
-    import re
     doc = (ROOT / "docs" / "model-checking.md").read_text(encoding="utf-8")
     section = doc.split("### Your own invariants", 1)[1]
-    (block,) = re.findall(r"^```python\n(.*?)^```", section.split("\n## ", 1)[0],
-                          flags=re.S | re.M)
+    (block,) = python_blocks(section.split("\n## ", 1)[0])
     monkeypatch.chdir(ROOT)
     block = block.replace('Path("counterexamples")', f"Path({str(tmp_path)!r})")
     exec(compile(block, "docs/model-checking.md", "exec"), {"__name__": "doc"})  # noqa: S102

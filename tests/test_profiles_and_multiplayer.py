@@ -21,7 +21,7 @@ from engine.compare import compare, format_comparison
 from engine.runner import FAILED, INVALID, OK, run_file
 from engine.scenario import load_scenario
 from tests.conftest import ROOT
-from tests.helpers import step_block, write_yaml
+from tests.helpers import step_block, trace_lines, write_yaml
 
 SCENARIO_DIR = ROOT / "scenarios"
 
@@ -206,11 +206,10 @@ def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
     data = yaml.safe_load((SCENARIO_DIR / "003_flow_ffa_bystander.yaml").read_text("utf-8"))
     data["units"] = [u if u["id"] != "F1" else {**u, "at": "base"} for u in data["units"]]
     path = write_yaml(tmp_path, data, "from_base.yaml")
-    lines = [line for step in run_file(path).steps for line in step.lines]
+    lines = trace_lines(path)
     assert "F1 cannot go to A (the Combat there does not involve P3): it stays in its base " \
            "(CR 442.2.a)" in lines
-    original = [line for step in run_file(SCENARIO_DIR / "003_flow_ffa_bystander.yaml").steps
-                for line in step.lines]
+    original = trace_lines(SCENARIO_DIR / "003_flow_ffa_bystander.yaml")
     at = original.index("F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)")
     assert original[at + 1] == "F1 is recalled to P3's base (CR 442.2.a)"
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.runner import run_file
 from tests.conftest import ROOT
+from tests.helpers import trace_lines
 
 SCENARIO_DIR = ROOT / "scenarios"
 
 
 def _lines(number: str, rules: str | None = None) -> list[str]:
     (path,) = SCENARIO_DIR.glob(f"{number}_*.yaml")
-    return [line for step in run_file(path, rules=rules).steps for line in step.lines]
+    return trace_lines(path, rules)
 
 
 @pytest.mark.parametrize(("number", "rules", "line"), [
