@@ -51,13 +51,6 @@ def _children(chart: CompiledChart, state_id: str | None) -> list[str]:
     return list(chart.states[state_id].children)
 
 
-def _initial_child(chart: CompiledChart, state_id: str | None) -> str | None:
-    """The child entered by default; ``None`` stands for the chart itself."""
-    if state_id is None:
-        return chart.initial_root
-    return chart.states[state_id].initial
-
-
 # --- DOT ----------------------------------------------------------------------------------
 
 
@@ -147,7 +140,7 @@ def _dot_initial_marker(chart: CompiledChart, parent: str | None, depth: int) ->
     """The small point that marks the initial child of ``parent`` (of the chart if None)."""
     if parent is not None and chart.states[parent].kind != "compound":
         return []  # a parallel state enters every region; an atomic one has no children
-    initial = _initial_child(chart, parent)
+    initial = chart.initial_child(parent)
     assert initial is not None, "a chart and each of its compound states have an initial child"
     marker = _marker_id(parent)
     pad = INDENT * depth
@@ -245,7 +238,7 @@ def _mermaid_body(
     pad = INDENT * depth
     lines = []
     if parent is None or chart.states[parent].kind == "compound":
-        lines.append(f"{pad}[*] --> {_initial_child(chart, parent)}")
+        lines.append(f"{pad}[*] --> {chart.initial_child(parent)}")
     for index, child in enumerate(_children(chart, parent)):
         if index and chart.in_parallel(child):  # the regions of a parallel state
             lines.append(f"{pad}--")

@@ -51,7 +51,7 @@ def chart_graph(name: str) -> nx.MultiDiGraph:
             parent=info.parent or "",
             kind=info.kind,
             region=region_of(chart, info.id),
-            initial=_is_initial_child(chart, info.id),
+            initial=chart.entered_with_parent(info.id),
             order=info.order,
         )
     for transition in chart.transitions:
@@ -129,18 +129,6 @@ def write_exports(out_dir: str | Path, fmt: str) -> list[Path]:
             write_text(path, node_link_json(name) if fmt == "json" else chart_scxml(name))
         written.append(path)
     return written
-
-
-def _is_initial_child(chart: CompiledChart, state_id: str) -> bool:
-    """Whether entering the state's parent enters it: the initial child of a compound state,
-    every region of a parallel one (so the nodes marked agree with the graph's ``initial``)."""
-    parent = chart.states[state_id].parent
-    if parent is None:
-        # a top-level state is initial when the chart starts in it
-        return state_id == chart.initial_root
-    if chart.states[parent].kind == "parallel":
-        return True
-    return chart.states[parent].initial == state_id
 
 
 def _edge_key(transition: Transition, index: int) -> str:

@@ -156,6 +156,19 @@ class CompiledChart:
         parent = self.states[state_id].parent
         return parent is not None and self.states[parent].kind == "parallel"
 
+    def initial_child(self, parent: str | None) -> str | None:
+        """The child a compound state enters by default (``None`` for the chart itself: the
+        top-level state it starts in); ``None`` for an atomic or parallel state."""
+        if parent is None:
+            return self.initial_root
+        return self.states[parent].initial
+
+    def entered_with_parent(self, state_id: str) -> bool:
+        """Whether entering the state's parent (starting the chart, for a top-level state)
+        enters it: the initial child of a compound state, every region of a parallel one."""
+        return self.in_parallel(state_id) or self.initial_child(
+            self.states[state_id].parent) == state_id
+
     # --- execution ---------------------------------------------------------------------
 
     def atomic_states(self, config: Configuration) -> list[str]:
