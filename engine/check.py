@@ -69,8 +69,7 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     graph_note = None
     unwritten = False  # a file that could not be written after all (a full disk): the report stays
     try:
-        written = counterexample.write_all(args.file, prepared, report, Path(args.out),
-                                           args.rules)
+        written = counterexample.write_all(args.file, prepared, report, Path(args.out))
         graph_note = _write_graph(args.graph, report, err) if args.graph else None
     except OSError as error:
         err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")

@@ -24,18 +24,16 @@ if TYPE_CHECKING:
 
 
 def scenario_for(
-    source: str | Path, prefix: list[dict[str, Any]], violation: Violation, rules: str | None,
+    source: str | Path, prefix: list[dict[str, Any]], violation: Violation,
     profile: str | None = None,
 ) -> dict[str, Any]:
-    """The counterexample as scenario data (a dict ready for YAML). ``rules`` is the profile
-    given in place of the file's (``--rules``); ``profile``, the one the search ran under: the
-    file names it when it is not the source's own, so that it replays under the same rules."""
+    """The counterexample as scenario data (a dict ready for YAML). ``profile`` is the one the
+    search ran under: the file names it (``rules:``) when it is not the source's own, so that
+    it replays under the rules that were checked."""
     original = yaml.safe_load(Path(source).read_text(encoding="utf-8-sig")) or {}
     setup = {k: v for k, v in original.items() if k not in ("name", "steps")}
-    if not rules and profile and profile != (original.get("rules") or "seed"):
-        rules = profile
-    if rules:
-        setup["rules"] = rules
+    if profile and profile != (original.get("rules") or "seed"):
+        setup["rules"] = profile
     invariant = violation.invariant
     name = f"Counterexample: {invariant.name} ({invariant.rule}) in {original.get('name', source)}"
     steps = [*prefix, *(to_step(a) for a in violation.path), {"expect": violation.witness}]
@@ -49,12 +47,11 @@ def write(
     prefix: list[dict[str, Any]],
     violation: Violation,
     out_dir: Path,
-    rules: str | None = None,
     profile: str | None = None,
 ) -> Path:
     """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path
-    (``rules`` and ``profile`` as for :func:`scenario_for`)."""
-    data = scenario_for(source, prefix, violation, rules, profile)
+    (``profile`` as for :func:`scenario_for`)."""
+    data = scenario_for(source, prefix, violation, profile)
     invariant = violation.invariant
     beyond = f", after the file's own {len(prefix)}," if prefix else ""
     header = (
@@ -107,13 +104,11 @@ def _wrap_comment(text: str, width: int = 98) -> str:
 
 def write_all(
     source: str | Path, prepared: Prepared, report: Report, out_dir: Path,
-    rules: str | None = None,
 ) -> dict[str, Path]:
-    """Every violation of ``report`` written; invariant name -> file. ``rules`` is the profile
-    the search was given in place of the file's; without it the files name the profile that
-    ``prepared`` was set up under when it is not the file's own."""
+    """Every violation of ``report`` written; invariant name -> file. Each file names the
+    profile ``prepared`` was set up under (``--rules``) when it is not the source's own."""
     return {
-        name: write(source, prepared.prefix, violation, out_dir, rules, prepared.scenario.rules)
+        name: write(source, prepared.prefix, violation, out_dir, prepared.scenario.rules)
         for name, violation in report.violations.items()
     }
 

@@ -195,3 +195,26 @@ def test_counterexample_is_a_shortest_trace(tmp_path: Path, capsys: pytest.Captu
     (violation,) = json.loads(capsys.readouterr().out)["violations"]
     assert violation["depth"] == 3
     assert violation["expect"]["focus"] == "P1"
+
+
+def test_a_counterexample_found_under_rules_names_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Checked with ``--rules cr-1.4``, a model that names no profile (seed) gets a
+    counterexample saying ``rules: cr-1.4``: it replays under the rules that were checked."""
+    mutation = next(m for m in MUTATIONS if m.invariant == "scored_once_per_turn")
+    model = tmp_path / "model.yaml"
+    model.write_text(yaml.safe_dump(mutation.model, sort_keys=False), encoding="utf-8")
+    with _broken(mutation):
+        code = cli.main(["check", str(model), "--rules", "cr-1.4", "--json",
+                         "--out", str(tmp_path / "out")])
+    assert code == 1
+    (violation,) = json.loads(capsys.readouterr().out)["violations"]
+    written = Path(violation["counterexample"])
+    assert yaml.safe_load(written.read_text(encoding="utf-8"))["rules"] == "cr-1.4"
+    with _broken(mutation):
+        assert runner.run_file(written).code == runner.OK
+    # checked under the file's own profile, the counterexample adds none
+    with _broken(mutation):
+        cli.main(["check", str(model), "--json", "--out", str(tmp_path / "seed")])
+    (violation,) = json.loads(capsys.readouterr().out)["violations"]
+    assert "rules" not in yaml.safe_load(Path(violation["counterexample"]).read_text("utf-8"))
