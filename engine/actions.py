@@ -41,7 +41,7 @@ def check(s: GameState, action: Action) -> None:
     if s.winner:
         raise IllegalAction(f"the game is over: {s.winner} has won", "CR 467")
     if action.player not in s.players:
-        raise IllegalAction(f"{action.player!r} is not a player", "CR 102")
+        raise IllegalAction(f"{action.player!r} is not a player", "CR 116.1")
     if isinstance(action, (Choose, Assign)):
         _check_choice(s, action)
         return
@@ -55,8 +55,8 @@ def check(s: GameState, action: Action) -> None:
 
 def choice_rule(kind: str) -> str:
     """The rule of a pending choice: which staged contest opens is Cleanup's (CR 323), how
-    damage is assigned the damage step's (CR 458)."""
-    return "CR 323" if kind == "battlefield" else "CR 458"
+    damage is assigned the damage step's (CR 460.2.c)."""
+    return "CR 323" if kind == "battlefield" else combat.ASSIGNING
 
 
 def _neutral_open_main(s: GameState) -> bool:

@@ -12,6 +12,10 @@ from .state import GameState, Unit, battlefield_key
 if TYPE_CHECKING:
     from .core import Table
 
+# starting with the Attacker, each player assigns their total among the other side's units
+ASSIGNING = "CR 460.2.c"
+
+
 def side_units(s: GameState, bf: str, player: str) -> list[Unit]:
     return [u for u in s.units_at(bf) if u.controller == player]
 
@@ -87,7 +91,7 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
         targets = side_units(s, bf, foe)
         if s.manual_damage and targets:
             if s.pending is None:
-                _ask_damage(table, player, total, targets, rule)
+                _ask_damage(table, player, total, targets)
             continue
         s.damage_plan[player] = automatic_assignment(total, targets)
 
@@ -106,21 +110,21 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
     s = table.state
     s.damage_plan[player] = {uid: n for uid, n in plan.items() if n}
     s.pending = None
-    table.say(f"{player} assigns {_plan_text(s, plan)}", "CR 458")
+    table.say(f"{player} assigns {_plan_text(s, plan)}", ASSIGNING)
     attacker, defender = s.combatants
     if player == attacker and defender not in s.damage_plan:
         bf = s.contest
         total = total_might(side_units(s, bf, defender))
         targets = side_units(s, bf, attacker)
         if targets:
-            _ask_damage(table, defender, total, targets, "CR 458")
+            _ask_damage(table, defender, total, targets)
 
 
-def _ask_damage(table: Table, player: str, total: int, targets: list[Unit], rule: str) -> None:
+def _ask_damage(table: Table, player: str, total: int, targets: list[Unit]) -> None:
     """A damage choice (manual_damage): ``player`` assigns ``total`` among ``targets``."""
     table.state.pending = _damage_choice(player, total, targets)
     names = ", ".join(u.id for u in targets)
-    table.say(f"{player} is to assign {total} damage among {names}", rule)
+    table.say(f"{player} is to assign {total} damage among {names}", ASSIGNING)
 
 
 def _plan_text(s: GameState, plan: dict[str, int]) -> str:

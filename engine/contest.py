@@ -65,7 +65,7 @@ def begin_showdown(table: Table, bf: str, rule: str) -> None:
 
 
 def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
-    """A Combat opens, or a running Showdown converts into one (CR 454-455, rules.md 6.1)."""
+    """A Combat opens, or a running Showdown converts into one (CR 455-459, rules.md 6.1)."""
     s = table.state
     present = s.players_at(bf)
     applier = s.fields[bf].applier
@@ -78,7 +78,7 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         attacker = s.first_rival(bf)
         if s.fields[bf].controller in present:
             table.say(f"{applier} applied Contested but has no units at {bf}: {attacker}, who "
-                      "does not control it, is the Attacker", "CR 454")
+                      "does not control it, is the Attacker", "CR 459.2.b.1")
         else:  # nobody there controls it: the first in turn order attacks (D18)
             table.say(f"{applier} applied Contested but has no units at {bf}, which nobody there "
                       f"controls: {attacker}, the first in turn order from the turn player, is "

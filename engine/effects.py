@@ -194,7 +194,7 @@ def _damage(table: Table, uid: str, amount: int, ctx: Context) -> None:
 
 
 def _recall(table: Table, uid: str, arg: Any, ctx: Context) -> None:
-    recall(table, uid, "CR 433")
+    recall(table, uid, "CR 450")
 
 
 def _on_board(table: Table, uid: str) -> bool:
@@ -212,12 +212,12 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
             unit = table.unit(uid)
             problem = destination_problem(s, unit.controller, to)
             if problem:
-                # a required move recalls instead (rules.md 8), which says so itself; from the
-                # base that is staying there
+                # a required move recalls instead (rules.md 8, CR 442.2.c); from the base
+                # that is staying there
                 stays = ": it stays in its base" if unit.at == "base" else ""
                 table.say(f"{table.name(uid)} cannot go to {to} ({problem[0]}){stays}",
                           problem[1])
-                recall(table, uid, problem[1])
+                recall(table, uid, "CR 442.2.c")
                 continue
         move(table, uid, to, "rules 11.8")  # a move by an effect, not a Standard Move
 
@@ -260,7 +260,7 @@ def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
         scoring.draw(table, ctx.you, amount)
     else:
         scoring.add_points(table, ctx.you, amount)
-        table.say(f"{ctx.you} gains {counted(amount, 'point')}", "CR 466")
+        table.say(f"{ctx.you} gains {counted(amount, 'point')}", "CR 466.1.a.1")
 
 
 def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
@@ -284,7 +284,7 @@ def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
         controller=unit.owner,
     )
     table.state.hands[unit.owner].append(card)
-    table.say(f"{table.name(uid)} returns to {unit.owner}'s hand", "CR 409")
+    table.say(f"{table.name(uid)} returns to {unit.owner}'s hand", "CR 110")
 
 
 def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:

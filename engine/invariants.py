@@ -296,9 +296,9 @@ def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
 
 # the view cannot show a player listed twice (an expect may not say it): the extra point can
 @_register(
-    "scored_once_per_turn", "CR 462", "state", _view_keys("score", "control"),
+    "scored_once_per_turn", "CR 465", "state", _view_keys("score", "control"),
     doc="""A player scores a given battlefield at most once per turn, by Conquer or Hold (CR
-    462, rules.md 7): nobody is listed twice in a battlefield's scored-this-turn.""",
+    465, rules.md 7): nobody is listed twice in a battlefield's scored-this-turn.""",
 )
 def scored_once_per_turn(s: GameState, legal: Sequence[Action]) -> bool:
     return all(len(set(f.scored)) == len(f.scored) for f in s.fields.values())
@@ -388,7 +388,7 @@ def scores_never_decrease(parent: GameState, action: Action, child: GameState) -
     _view_keys("showdown", "focus", "contested"),
     doc="""When a Showdown begins, the player who applied Contested receives Focus, not
     necessarily the turn player (CR 345, rules.md 5.1); a Combat's first Focus goes to its
-    Attacker, the applier (CR 455, rules.md 6).""",
+    Attacker, the applier (CR 459.2.b.1, 459.2.c, rules.md 6).""",
 )
 def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
     if child.winner or not _focus_cycle_began(parent, child):

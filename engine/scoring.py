@@ -22,11 +22,11 @@ def conquer(table: Table, bf: str, player: str) -> None:
     if blocked(s, bf, player):
         table.say(
             f"{player} cannot score {bf} this turn: a teammate controlled it at the Beginning",
-            "CR 462",
+            "CR 464.1.a",
         )
         return
     if not may_score(table, bf, player):
-        table.say(f"{player} already scored {bf} this turn: no point, no Conquer", "CR 463")
+        table.say(f"{player} already scored {bf} this turn: no point, no Conquer", "CR 465")
         return
     score(table, bf, player, "conquer")
 
@@ -38,7 +38,7 @@ def blocked(s: GameState, bf: str, player: str) -> bool:
 
 
 def may_score(table: Table, bf: str, player: str) -> bool:
-    """A player scores a battlefield at most once a turn, by either method (CR 462); a
+    """A player scores a battlefield at most once a turn, by either method (CR 465); a
     teammate's score does not use up theirs (rules.md 7 speaks of a player)."""
     s = table.state
     return player not in s.fields[bf].scored and not blocked(s, bf, player)
@@ -53,14 +53,14 @@ def score(table: Table, bf: str, player: str, method: str) -> None:
             table.say(
                 f"{player} conquers {bf} but has not scored every battlefield this turn: "
                 "draws a card instead of the final point",
-                "CR 465",
+                "CR 466.1.b.2",
             )
             draw(table, player, 1)
             _fire_score_triggers(table, bf, player, method)
             return
     add_points(table, player, 1)
     verb = "conquers" if method == "conquer" else "holds"
-    rule = "CR 463" if method == "conquer" else "CR 464"
+    rule = "CR 464.1" if method == "conquer" else "CR 464.2"
     table.say(f"{player} {verb} {f.id} and scores 1 point ({points(table, player)} in all)", rule)
     _fire_score_triggers(table, bf, player, method)
 
@@ -74,7 +74,7 @@ def _fire_score_triggers(table: Table, bf: str, player: str, method: str) -> Non
 
 
 def score_holds(table: Table) -> None:
-    """Beginning phase: the turn player scores every battlefield they control (CR 464)."""
+    """Beginning phase: the turn player scores every battlefield they control (CR 464.2)."""
     s = table.state
     for bf, f in list(s.fields.items()):
         if f.controller == s.turn_player and may_score(table, bf, s.turn_player):

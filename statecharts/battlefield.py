@@ -62,11 +62,11 @@ class Battlefield(RiftChart):
             claim_after_combat = (
                 _sole_player_establishes_control(uncontrolled, controlled)
                 | cite(
-                    "CR 460",
+                    "CR 461.5",
                     controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control"),
                 )
                 | cite(
-                    "CR 460",
+                    "CR 461.5.b",
                     controlled.to(
                         uncontrolled,
                         cond="nobody_has_units_here",
@@ -74,7 +74,7 @@ class Battlefield(RiftChart):
                     ),
                 )
                 | cite(
-                    "CR 460",
+                    "CR 461.5.b",
                     uncontrolled.to.itself(cond="nobody_has_units_here", on="note_no_units_remain"),
                 )
             )
@@ -131,30 +131,33 @@ class Battlefield(RiftChart):
 
                         resolve_task = (
                             cite(
-                                "CR 460",
+                                "CR 461.1",
                                 kill_and_recall.to(decide_result, on="kill_heal_and_recall"),
                             )
-                            | cite("CR 460", decide_result.to(settle_control, on="declare_result"))
                             | cite(
-                                "CR 460",
+                                "CR 461.3",
+                                decide_result.to(settle_control, on="declare_result"),
+                            )
+                            | cite(
+                                "CR 461.5",
                                 settle_control.to(
                                     end_combat,
                                     unless="contest_staged_here",
                                     on="establish_control_after_combat",
                                 ),
                             )
-                            | cite("CR 460", settle_control.to(end_combat, on="skip_control"))
+                            | cite("CR 461.5", settle_control.to(end_combat, on="skip_control"))
                         )
 
                     deal_damage = cite(
-                        "CR 459", damage_step.to(resolution, on="deal_combat_damage")
+                        "CR 460.2.d", damage_step.to(resolution, on="deal_combat_damage")
                     )
                     showdown_ends = cite(
-                        "CR 458",
+                        "CR 460.1",
                         combat_showdown.to(
                             damage_step, cond="both_sides_remain", on="begin_damage_step"
                         ),
-                    ) | cite("CR 459", combat_showdown.to(resolution, on="skip_damage_step"))
+                    ) | cite("CR 460.1", combat_showdown.to(resolution, on="skip_damage_step"))
 
                 convert_to_combat = cite(
                     "CR 323",
@@ -162,12 +165,12 @@ class Battlefield(RiftChart):
                 )
 
             open_showdown = cite("CR 341", neutral.to(showdown, on="begin_showdown"))
-            open_combat = cite("CR 454", neutral.to(showdown.combat, on="begin_combat"))
+            open_combat = cite("CR 455", neutral.to(showdown.combat, on="begin_combat"))
             showdown_ends = cite(
                 "CR 348", showdown.non_combat.to(neutral, on="end_non_combat_showdown")
             )
             resolve_task = cite(
-                "CR 461", showdown.combat.resolution.end_combat.to(neutral, on="end_the_combat")
+                "CR 461.7", showdown.combat.resolution.end_combat.to(neutral, on="end_the_combat")
             )
 
         class showdown_staging(State.Compound):
@@ -214,7 +217,7 @@ class Battlefield(RiftChart):
                 ),
             )
             restage_combat = cite(
-                "CR 460",
+                "CR 461.3.d.1",
                 combat_unstaged.to(
                     combat_staged, cond="both_sides_remain", on="note_combat_staged"
                 ),

@@ -15,7 +15,7 @@ class Focus(RiftChart):
     kept_during_chain = State()
 
     showdown_opens = cite("CR 345", nobody.to(holding, on="give_focus_to_applier"))
-    combat_opens = cite("CR 455", nobody.to(holding, on="give_focus_to_attacker"))
+    combat_opens = cite("CR 459.2.c", nobody.to(holding, on="give_focus_to_attacker"))
     chain_created = cite("CR 313", holding.to(kept_during_chain, on="remember_focus_holder"))
     chain_emptied = cite(
         "CR 346", kept_during_chain.to(holding, cond="chain_begun_by_card", on="pass_focus_on")
@@ -23,7 +23,7 @@ class Focus(RiftChart):
     converted = cite(
         "seed 000",
         holding.to.itself(cond="seed_keeps_focus", on="return_focus_to_chain_starter"),
-    ) | cite("CR 455", holding.to.itself(on="give_focus_to_attacker"))
+    ) | cite("CR 459.2.c", holding.to.itself(on="give_focus_to_attacker"))
     pass_focus = cite(
         "CR 347", holding.to(nobody, cond="everyone_else_has_passed", on="end_showdown")
     ) | cite("CR 347", holding.to.itself(on="hand_focus_to_next"))

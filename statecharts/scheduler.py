@@ -43,4 +43,4 @@ class Scheduler(RiftChart):
     )
     choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))
     showdown_over = cite("CR 348", contest_active.to(idle))
-    combat_over = cite("CR 461", contest_active.to(idle))
+    combat_over = cite("CR 461.7", contest_active.to(idle))

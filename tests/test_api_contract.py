@@ -61,7 +61,7 @@ def test_an_assignment_naming_a_unit_outside_the_choice_is_refused(damage) -> No
     snapshot = game.snapshot()
     with pytest.raises(IllegalAction) as refused:
         game.apply(Assign("P1", damage))
-    assert refused.value.rule == "CR 458" and "is not one of" in refused.value.message
+    assert refused.value.rule == "CR 460.2.c" and "is not one of" in refused.value.message
     assert game.snapshot() == snapshot and game.legal_actions()
 
 

@@ -211,7 +211,7 @@ def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
            "(CR 442.2.a)" in lines
     original = trace_lines(SCENARIO_DIR / "003_flow_ffa_bystander.yaml")
     at = original.index("F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)")
-    assert original[at + 1] == "F1 is recalled to P3's base (CR 442.2.a)"
+    assert original[at + 1] == "F1 is recalled to P3's base (CR 442.2.c)"
 
 
 def test_a_conversion_that_undoes_the_focus_pass_says_focus_comes_back():

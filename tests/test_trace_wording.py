@@ -30,14 +30,16 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("020", None, "Cleanup: P1 wins with 8 points, more than any opponent; the game is over "
                   "(CR 467)"),
     # a No Result stages the Combat again: the combat result does, not Cleanup
-    ("044", None, "No Result with both sides still there: a Combat is staged at A again (CR 460)"),
+    ("044", None,
+     "No Result with both sides still there: a Combat is staged at A again (CR 461.3.d.1)"),
     # cr-1.4: the Attacker who holds Focus already keeps it
-    ("046", None, "P1 keeps Focus: the Attacker [profile cr-1.4] (CR 455)"),
+    ("046", None, "P1 keeps Focus: the Attacker [profile cr-1.4] (CR 459.2.c)"),
     # Cleanup step 2 gives a unit arriving mid-combat its side's designation
     ("021", None, "Cleanup: U2 is now an Attacker at A (CR 323.2)"),
     # the damage choice is announced, and refusals while it waits cite the damage step
-    ("042", None, "P1 is to assign 4 damage among E1, E2 (CR 458)"),
-    ("042", None, "refused as expected: P1 must first answer the pending damage choice (CR 458)"),
+    ("042", None, "P1 is to assign 4 damage among E1, E2 (CR 460.2.c)"),
+    ("042", None,
+     "refused as expected: P1 must first answer the pending damage choice (CR 460.2.c)"),
     # Priority coming back to the turn player in Neutral Open is said
     ("001", None, "P1, the turn player, has Priority in Neutral Open (CR 312.2.a)"),
     # "you" is no one: said in the rules' words, not the file's keys
