@@ -30,14 +30,13 @@ from .workers import WorkerLost
 from .writable import check_writable
 
 SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a search
-MAX_WORKERS = 64  # more processes than this on one machine is a typing error, not a plan
 
 
 def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input, 3 a
     worker process lost."""
     if args.list:
-        _print_invariants(out)
+        _print_invariants(out, as_json=args.json)
         return 0
     problem = _bad_arguments(args)
     if problem:
@@ -67,19 +66,24 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return SEARCH_FAILED
     written: dict[str, Path] = {}
     graph_note = None
-    unwritten = False  # a file that could not be written after all (a full disk): the report stays
+    # a file that could not be written after all (a full disk): the report stays, and the
+    # error is said after it
+    unwritten: OSError | None = None
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out))
         graph_note = _write_graph(args.graph, report, err) if args.graph else None
     except OSError as error:
-        err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
-        unwritten = True
+        unwritten = error
     summary = _summary(args, prepared, settings, report, plain, written, graph_note)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
         _print_summary(summary, out)
-    return 2 if unwritten else 1 if report.violations else 0
+    if unwritten:
+        out.flush()
+        err.write(f"riftchart check: cannot write {unwritten.filename}: {unwritten.strerror}\n")
+        return 2
+    return 1 if report.violations else 0
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:
@@ -89,8 +93,8 @@ def _bad_arguments(args: argparse.Namespace) -> str | None:
         return "--max-turns must be 1 or more (the turn changes a path may make)"
     if args.max_states < 1:
         return "--max-states must be 1 or more"
-    if not 1 <= args.workers <= MAX_WORKERS:
-        return f"--workers must be from 1 to {MAX_WORKERS}"
+    if not 1 <= args.workers <= search.MAX_WORKERS:
+        return f"--workers must be from 1 to {search.MAX_WORKERS}"
     if args.max_targets < 1:
         return "--max-targets must be 1 or more"
     if not args.out:
@@ -274,12 +278,18 @@ def _print_summary(summary: dict, out: TextIO) -> None:
         out.write("no violation\n")
     for v in summary["violations"]:
         out.write(f"VIOLATED {v['invariant']} ({v['rule']}) after {v['depth']} step(s): "
-                  f"{v['counterexample']}\n")
+                  f"{v['counterexample'] or 'counterexample not written'}\n")
 
 
-def _print_invariants(out: TextIO) -> None:
+def _print_invariants(out: TextIO, as_json: bool) -> None:
     from .invariants import all_invariants
 
+    if as_json:
+        listed = [{"name": inv.name, "kind": inv.kind, "rule": inv.rule,
+                   "profiles": list(inv.profiles), "doc": " ".join(inv.doc.split())}
+                  for inv in all_invariants()]
+        out.write(json.dumps(listed, indent=2) + "\n")
+        return
     for inv in all_invariants():
         scope = "" if len(inv.profiles) > 1 else f", profile {inv.profiles[0]} only"
         out.write(f"{inv.name} [{inv.kind}, {inv.rule}{scope}]\n    {inv.doc}\n")

@@ -17,7 +17,7 @@ import yaml
 
 from .actions import to_step
 from .runner import describe
-from .writable import write_text
+from .writable import write_whole
 
 if TYPE_CHECKING:
     from .explore import Prepared, Report, Violation
@@ -49,8 +49,18 @@ def write(
     out_dir: Path,
     profile: str | None = None,
 ) -> Path:
-    """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``; returns its path
-    (``profile`` as for :func:`scenario_for`)."""
+    """Write one counterexample as ``OUT/<source stem>.<invariant>.yaml``, whole or not at all;
+    returns its path (``profile`` as for :func:`scenario_for`)."""
+    path = path_for(source, violation.invariant.name, out_dir)
+    write_whole(out_dir, {path: text_for(source, prefix, violation, profile)})
+    return path
+
+
+def text_for(
+    source: str | Path, prefix: list[dict[str, Any]], violation: Violation,
+    profile: str | None = None,
+) -> str:
+    """The counterexample file's text: a comment saying what fails, then the scenario."""
     data = scenario_for(source, prefix, violation, profile)
     invariant = violation.invariant
     beyond = f", after the file's own {len(prefix)}," if prefix else ""
@@ -62,12 +72,9 @@ def write(
         "# The final expect shows the violation: it holds under the rules that were checked\n"
         "# and fails (exit 1) under rules that keep the invariant.\n"
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = path_for(source, invariant.name, out_dir)
     steps = data.pop("steps")
     body = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
-    write_text(path, _wrap_comment(header) + body + _steps_yaml(steps))
-    return path
+    return _wrap_comment(header) + body + _steps_yaml(steps)
 
 
 def path_for(source: str | Path, invariant: str, out_dir: Path) -> Path:
@@ -105,38 +112,43 @@ def _wrap_comment(text: str, width: int = 98) -> str:
 def write_all(
     source: str | Path, prepared: Prepared, report: Report, out_dir: Path,
 ) -> dict[str, Path]:
-    """Every violation of ``report`` written; invariant name -> file. Each file names the
-    profile ``prepared`` was set up under (``--rules``) when it is not the source's own."""
-    return {
-        name: write(source, prepared.prefix, violation, out_dir, prepared.scenario.rules)
-        for name, violation in report.violations.items()
-    }
+    """Every violation of ``report`` written, all files or none (an ``OSError`` names the
+    file); invariant name -> file. Each file names the profile ``prepared`` was set up under
+    (``--rules``) when it is not the source's own."""
+    paths = {name: path_for(source, name, out_dir) for name in report.violations}
+    if paths:
+        write_whole(out_dir, {
+            paths[name]: text_for(source, prepared.prefix, violation, prepared.scenario.rules)
+            for name, violation in report.violations.items()
+        })
+    return paths
 
 
 # --- the state graph ---------------------------------------------------------------------------
 
 
 def write_graph(path: Path, report: Report) -> None:
-    """The explored states and transitions as GraphML (networkx) or DOT, by the file's suffix."""
-    if path.suffix.lower() == ".graphml":
-        _write_graphml(path, report)
-    else:
-        write_text(path, _dot(report))
+    """The explored states and transitions as GraphML (networkx) or DOT, by the file's suffix;
+    whole or not at all."""
+    content = _graphml(report) if path.suffix.lower() == ".graphml" else _dot(report)
+    write_whole(path.parent, {path: content})
 
 
 def _edge_label(action: Any) -> str:
     return describe(to_step(action))
 
 
-def _write_graphml(path: Path, report: Report) -> None:
+def _graphml(report: Report) -> bytes:
     import networkx as nx
+
+    from .graphs import graphml_bytes
 
     graph = nx.MultiDiGraph()
     for node in sorted(report.nodes):
         graph.add_node(f"s{node}", **report.nodes[node])
     for source, target, action in report.edges:
         graph.add_edge(f"s{source}", f"s{target}", action=_edge_label(action))
-    nx.write_graphml(graph, path)
+    return graphml_bytes(graph)
 
 
 def _dot_string(text: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import graphviz
 
 from engine.runtime import CompiledChart, Transition, compiled_chart
-from engine.writable import write_text
+from engine.writable import check_writable, write_whole
 from statecharts import CHARTS
 
 #: Fill and border of a lit (active) state, and the colour of a taken transition.
@@ -343,12 +343,8 @@ def write_diagrams(
     # everything is drawn before anything is written: a failure (no Graphviz) leaves no half set
     contents = {out / f"{name}{SUFFIXES[fmt]}": _render(name, fmt)
                 for name in sorted(CHARTS) for fmt in formats}
-    out.mkdir(parents=True, exist_ok=True)
-    for path, content in contents.items():
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            write_text(path, content)
+    check_writable(out, contents)
+    write_whole(out, contents)
     return sorted(contents)
 
 

@@ -50,6 +50,7 @@ class Violation:
     node: int  # the state that fails (the child, for a transition invariant)
     path: list[Action]  # the actions from the start that reach it
     witness: dict[str, Any]  # view keys that show it
+    turns: int = 0  # the turn changes on the path
 
     @property
     def depth(self) -> int:
@@ -94,6 +95,7 @@ class Explorer:
     """Breadth-first search from one state; :meth:`run` returns the :class:`Report`."""
 
     def __init__(self, start: GameState, settings: Settings, progress: Progress | None = None):
+        _check_arguments(start, settings)
         # a violation is kept by name: two of one name would mix their traces, and names that
         # differ only in case name one counterexample file where file names ignore case
         names = [invariant.name.casefold() for invariant in settings.invariants]
@@ -179,7 +181,7 @@ class Explorer:
         if attributes is not None and not report.graph_dropped:
             report.nodes[node] = attributes
         for name, witness in failures:
-            self._violated(name, node, node, None, witness)
+            self._violated(name, node, node, None, witness, False)
         report.transitions += len(successors) + unlisted
         index = self.index
         for action, key, child, turn_changed, failures in successors:
@@ -188,7 +190,7 @@ class Explorer:
                 target = self._discover(node, action, key, child, turn_changed, buckets,
                                         next_turn)
             for name, witness in failures:
-                self._violated(name, target, node, action, witness)
+                self._violated(name, target, node, action, witness, turn_changed)
             if self.settings.graph and target >= 0 and not report.graph_dropped:
                 report.edges.append((node, target, action))
 
@@ -237,16 +239,49 @@ class Explorer:
         return path
 
     def _violated(self, name: str, node: int, parent: int, action: Action | None,
-                  witness: dict) -> None:
-        """Keep the shortest failure of each invariant: the path to ``parent``, then
-        ``action`` for a transition invariant; ``node`` is the failing state (-1: not kept)."""
-        depth = self.nodes[parent].depth + (action is not None)
+                  witness: dict, turn_changed: bool) -> None:
+        """Keep the shortest failure of each invariant, shortest as the search orders states
+        (the fewest turn changes, then the fewest steps): the path to ``parent``, then
+        ``action`` for a transition invariant; ``node`` is the failing state (-1: not kept).
+        A transition invariant can fail on a step that changes the turn before one that
+        does not, from a state met later: the order is compared, not only the steps."""
+        start = self.nodes[parent]
+        turns, depth = start.turns + turn_changed, start.depth + (action is not None)
         known = self.report.violations.get(name)
-        if known is not None and known.depth <= depth:
+        if known is not None and (known.turns, known.depth) <= (turns, depth):
             return
         path = self._path(parent) + ([action] if action is not None else [])
         invariant = next(i for i in self.settings.invariants if i.name == name)
-        self.report.violations[name] = Violation(invariant, node, path, witness)
+        self.report.violations[name] = Violation(invariant, node, path, witness, turns)
+
+
+MAX_WORKERS = 64  # more processes than this on one machine is a typing error, not a plan
+
+
+def _check_arguments(start: Any, settings: Any) -> None:
+    """A TypeError or ValueError naming what is wrong, before anything runs (the command line
+    says the same of its options in its own words)."""
+    if not isinstance(start, GameState):
+        hint = " (a Game's is game.state)" if isinstance(start, Game) else ""
+        raise TypeError(f"start must be a GameState{hint}, not {type(start).__name__}")
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a Settings, not {type(settings).__name__}")
+    if not isinstance(settings.invariants, (list, tuple)) or not all(
+            isinstance(i, Invariant) for i in settings.invariants):
+        raise TypeError("settings.invariants must be a list of Invariant (see "
+                        "engine.invariants: all_invariants, by_names, view_invariant)")
+    for name, least in (("max_turns", 1), ("max_states", 1), ("max_targets", 1),
+                        ("workers", 1)):
+        value = getattr(settings, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"settings.{name} must be an int, not {type(value).__name__}")
+        if value < least:
+            raise ValueError(f"settings.{name} must be {least} or more, not {value}")
+    if settings.workers > MAX_WORKERS:
+        raise ValueError(f"settings.workers must be at most {MAX_WORKERS}, not {settings.workers}")
+    for name in ("symmetry", "graph"):
+        if not isinstance(getattr(settings, name), bool):
+            raise TypeError(f"settings.{name} must be True or False")
 
 
 def explore(start: GameState, settings: Settings, progress: Progress | None = None) -> Report:
@@ -272,7 +307,7 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
     Raises :class:`ScenarioError` for a bad file or a refused step.
     """
     scenario = load_scenario(path)
-    if rules:
+    if rules is not None:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario)
     prefix = []

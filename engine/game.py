@@ -47,7 +47,7 @@ class Game:
         """A scenario's setup (from a path, a dict or a loaded Scenario), its steps not played."""
         runtime = _a_runtime(runtime)
         scenario = source if isinstance(source, Scenario) else load_scenario(source)
-        if rules:
+        if rules is not None:
             scenario = scenario.with_rules(rules)
         return cls(setup_state(scenario, runtime or FastRuntime()), runtime)
 
@@ -55,8 +55,8 @@ class Game:
 
     def legal_actions(self, max_targets: int = 1) -> list[Action]:
         """Every legal action of every player who may act now, each once (see
-        :func:`engine.actions.legal`), plays with every set of at most ``max_targets``
-        targets. Whether one given action is legal: :meth:`check`."""
+        :func:`engine.actions.legal`), plays with every list of at most ``max_targets``
+        targets, in every order. Whether one given action is legal: :meth:`check`."""
         if isinstance(max_targets, bool) or not isinstance(max_targets, int):
             raise TypeError(f"max_targets is a whole number of targets, not {max_targets!r}")
         if max_targets < 1:
@@ -153,6 +153,9 @@ class Game:
 def _a_runtime(runtime: Any) -> Runtime | None:
     """``runtime`` if it can be one (None: the default); a TypeError, before any game is made,
     for anything else (a name, say)."""
+    if isinstance(runtime, type):
+        # the class for an instance: its send would fail at the first event, far from here
+        raise TypeError(f"a runtime instance is needed, not the class: {runtime.__name__}()")
     if runtime is not None and not callable(getattr(runtime, "send", None)):
         raise TypeError(f"not a chart runtime (see engine.runtime): {runtime!r}")
     return runtime

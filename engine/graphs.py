@@ -13,6 +13,7 @@ the only spellings (with ``1``/``0``) that XML Schema allows: networkx alone wri
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -22,7 +23,7 @@ from networkx.readwrite.graphml import GraphMLWriter
 
 from engine.runtime import CompiledChart, Transition, compiled_chart
 from engine.scxml import chart_scxml
-from engine.writable import write_text
+from engine.writable import check_writable, write_whole
 from statecharts import CHARTS
 
 #: File suffix of every format :func:`write_exports` knows.
@@ -82,13 +83,19 @@ def write_graphml(name: str, path: str | Path) -> Path:
     a chart that has no two transitions between the same states (the turn chart).
     """
     path = Path(path)
+    path.write_bytes(graphml_bytes(chart_graph(name)))
+    return path
+
+
+def graphml_bytes(graph: nx.MultiDiGraph) -> bytes:
+    """``graph`` as GraphML, UTF-8: the same bytes for the same graph, whatever is installed."""
     # networkx's own writer, not nx.write_graphml: that one switches to lxml when lxml is
     # installed, and the bytes would then depend on what else is installed
     writer = _GraphMLWriter(encoding="utf-8", prettyprint=True)
-    writer.add_graph_element(chart_graph(name))
-    with path.open("wb") as stream:
-        writer.dump(stream)
-    return path
+    writer.add_graph_element(graph)
+    written = io.BytesIO()
+    writer.dump(written)
+    return written.getvalue()
 
 
 class _GraphMLWriter(GraphMLWriter):
@@ -119,16 +126,17 @@ def write_exports(out_dir: str | Path, fmt: str) -> list[Path]:
     if fmt not in EXPORT_SUFFIXES:
         raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_SUFFIXES)}")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in sorted(CHARTS):
-        path = out / f"{name}{EXPORT_SUFFIXES[fmt]}"
-        if fmt == "graphml":
-            write_graphml(name, path)
-        else:
-            write_text(path, node_link_json(name) if fmt == "json" else chart_scxml(name))
-        written.append(path)
-    return written
+    exports: dict[Path, str | bytes] = {
+        out / f"{name}{EXPORT_SUFFIXES[fmt]}": _export(name, fmt) for name in sorted(CHARTS)}
+    check_writable(out, exports)
+    write_whole(out, exports)
+    return list(exports)
+
+
+def _export(name: str, fmt: str) -> str | bytes:
+    if fmt == "graphml":
+        return graphml_bytes(chart_graph(name))
+    return node_link_json(name) if fmt == "json" else chart_scxml(name)
 
 
 def _edge_key(transition: Transition, index: int) -> str:

@@ -80,7 +80,7 @@ def run_scenario(
 ) -> RunResult:
     """Run a loaded scenario. ``keep_going`` ignores `expect` and runs past refused steps
     (for comparing profiles, whose expectations differ)."""
-    if rules:
+    if rules is not None:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario, runtime=runtime)
     taken: list[Any] = []

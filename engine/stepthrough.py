@@ -63,7 +63,7 @@ from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names, chart_caption
-from engine.writable import AllOrNothing, check_writable
+from engine.writable import check_writable, write_whole
 from statecharts import CHARTS
 
 #: The charts that every game has once, after its battlefields, in the order they are shown.
@@ -176,17 +176,8 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     }
     text = render_page(result, frames)
     check_writable(folder, [*svgs, page])
-    made = AllOrNothing()
-    try:
-        made.folder(folder)
-        for path, svg in svgs.items():
-            made.file(path, svg)
-        made.file(page, text)  # given last, so it is moved into place last
-        made.commit()
-    except BaseException:
-        # Ctrl-C too: what this run made for the page goes with it, what was there stays
-        made.undo()
-        raise
+    # the page last, so it is moved into place last
+    write_whole(folder, {**svgs, page: text})
     _remove_stale(folder, set(svgs))
     return sorted([*svgs, page])
 

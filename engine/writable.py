@@ -8,7 +8,7 @@ import contextlib
 import errno
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import takewhile
 from pathlib import Path
 
@@ -53,7 +53,7 @@ class AllOrNothing:
         self._staged: list[tuple[Path, Path]] = []  # (temporary, final), in the order given
         self._moved = 0  # how many of the staged files are in place
         self._new: list[Path] = []  # the files moved in where there was none
-        self._links: list[tuple[Path, str]] = []  # links to write through, and their text
+        self._links: list[tuple[Path, str | bytes]] = []  # links to write through, and what
 
     def folder(self, path: Path) -> None:
         there = first_existing(path)
@@ -62,18 +62,19 @@ class AllOrNothing:
             candidate.mkdir()
             self._folders.append(candidate)
 
-    def file(self, path: Path, text: str) -> None:
-        """Write ``text`` for ``path``, under a temporary name until :meth:`commit`."""
+    def file(self, path: Path, content: str | bytes) -> None:
+        """Write ``content`` (text, or bytes as they are) for ``path``, under a temporary name
+        until :meth:`commit`."""
         if path.is_symlink():
             # a link is the user's choice of where the file lives: replacing it with a file of
             # ours would undo that, so it is written through, in place, at commit
-            self._links.append((path, text))
+            self._links.append((path, content))
             return
         try:
             temporary = _temporary_beside(path)
             # noted before writing: a write that fails halfway leaves the file too
             self._staged.append((temporary, path))
-            write_text(temporary, text)
+            _write(temporary, content)
             if path.exists():
                 # a file replaced keeps its permissions (a page shared on purpose stays so)
                 shutil.copymode(path, temporary)
@@ -82,12 +83,12 @@ class AllOrNothing:
 
     def commit(self) -> None:
         """Write through the links, then move every file into place, in the order given."""
-        for link, text in self._links:
+        for link, content in self._links:
             # before any file is moved: a write can still fail (a full disk), and until now
             # nothing that was there has changed; a link's file cut off halfway cannot be
             # restored, though
             try:
-                write_text(link, text)
+                _write(link, content)
             except OSError as error:
                 raise _about(error, link) from error
         for temporary, path in self._staged:
@@ -109,6 +110,21 @@ class AllOrNothing:
         for folder in reversed(self._folders):
             with contextlib.suppress(OSError):
                 folder.rmdir()
+
+
+def write_whole(folder: Path, files: Mapping[Path, str | bytes]) -> None:
+    """Make ``folder`` if it is missing and write ``files`` (path -> content) in it, in the order
+    given, all or none (:class:`AllOrNothing`): on any failure, Ctrl-C too, what this call made
+    goes and what was there stays; an ``OSError`` names the user's path."""
+    made = AllOrNothing()
+    try:
+        made.folder(folder)
+        for path, text in files.items():
+            made.file(path, text)
+        made.commit()
+    except BaseException:
+        made.undo()
+        raise
 
 
 def _temporary_beside(path: Path) -> Path:
@@ -133,6 +149,13 @@ def _about(error: OSError, path: Path) -> OSError:
     """``error`` as the user's path's: a failed write (ENOSPC) names no file, and the
     temporary file's name is ours, not one the user knows."""
     return OSError(error.errno, error.strerror or str(error), str(path))
+
+
+def _write(path: Path, content: str | bytes) -> None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        write_text(path, content)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -12,6 +12,7 @@ import yaml
 
 from engine import Add, Assign, Choose, EndTurn, Game, IllegalAction, Move, Pass, Play
 from engine.actions import ACTION_TYPES
+from engine.runtime import CheckedRuntime
 from tests.conftest import ROOT
 
 SCENARIOS = ROOT / "scenarios"
@@ -217,6 +218,9 @@ def test_an_observer_that_is_not_callable_is_refused_at_once() -> None:
 def test_an_unknown_rules_profile_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="bogus"):
         Game.from_scenario(MANUAL_DAMAGE, rules="bogus")
+    # an empty name is not "no override"
+    with pytest.raises(ValueError, match="unknown rules profile ''"):
+        Game.from_scenario(MANUAL_DAMAGE, rules="")
 
 
 def test_legal_actions_list_one_spelling_and_check_accepts_every_one() -> None:
@@ -239,3 +243,7 @@ def test_a_runtime_that_is_not_one_is_refused_at_once() -> None:
     with pytest.raises(TypeError, match="not a chart runtime"):
         Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml",
                            runtime="checked")
+    # the class where an instance is meant: refused here, not at the first event
+    with pytest.raises(TypeError, match=r"instance is needed, not the class: CheckedRuntime\(\)"):
+        Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml",
+                           runtime=CheckedRuntime)

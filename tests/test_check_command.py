@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from itertools import combinations
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ def test_the_search_tries_plays_at_every_set_of_targets_up_to_the_bound(tmp_path
     assert len(violation.path) == 3
     assert two.states > one.states
     assert {a.targets for _, _, a in two.edges if isinstance(a, Play)} == {
-        (u,) for u in ("U1", "E1", "E2")} | set(combinations(("U1", "E1", "E2"), 2))
+        (u,) for u in ("U1", "E1", "E2")} | set(permutations(("U1", "E1", "E2"), 2))
 
 
 def test_legal_actions_list_every_play_that_check_accepts_up_to_the_bound() -> None:
@@ -73,15 +73,53 @@ def test_legal_actions_list_every_play_that_check_accepts_up_to_the_bound() -> N
         listed = {a for a in game.legal_actions(max_targets=bound) if isinstance(a, Play)}
         accepted = set()
         for size in range(1, bound + 1):
-            for targets in combinations(("U1", "E1", "E2"), size):
+            for targets in permutations(("U1", "E1", "E2"), size):
                 try:
                     game.check(Play("P1", "S1", targets))
                 except IllegalAction:
                     continue
                 accepted.add(Play("P1", "S1", targets))
         assert listed == accepted and len(listed) == sum(
-            len(list(combinations(range(3), n))) for n in range(1, bound + 1))
+            len(list(permutations(range(3), n))) for n in range(1, bound + 1))
     assert game.legal_actions() == actions.legal(game.state, 1)
+
+
+# P1's card moves the units it targets to A, in the order listed: the first to arrive applies
+# Contested (rules 11.8), so the same two targets in the other order make P2 the Attacker
+MOVE_TWO = {
+    "name": "the order of a play's targets",
+    "players": ["P1", "P2"],
+    "battlefields": [{"id": "A"}],
+    "units": [
+        {"id": "U1", "controller": "P1", "might": 1, "at": "base", "exhausted": True},
+        {"id": "E1", "controller": "P2", "might": 1, "at": "base"},
+    ],
+    "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action", "effect": {"move": {}}}]},
+}
+
+
+def test_the_search_tries_a_play_s_targets_in_every_order(tmp_path: Path) -> None:
+    """A play's targets are an ordered list (D37): the search and legal_actions() try both
+    orders, and only E1 listed first makes P2 the Attacker in P1's turn."""
+    p1_attacks = invariants.view_invariant(
+        "p1_attacks", "house rule",
+        lambda v: (v["showdown"] or {}).get("attacker") in (None, "P1"))
+    start = prepare(str(write_yaml(tmp_path, MOVE_TWO))).start
+    report = explore.explore(start, Settings([p1_attacks], max_targets=2))
+    assert report.complete
+    assert report.violations["p1_attacks"].path[0] == Play("P1", "S1", ("E1", "U1"), "A")
+    plays = {a.targets for a in Game.from_scenario(MOVE_TWO).legal_actions(max_targets=2)
+             if isinstance(a, Play) and a.to == "A"}
+    assert {("U1", "E1"), ("E1", "U1")} <= plays
+
+
+def test_the_invariants_are_listed_as_json_too(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["check", "--list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [i["name"] for i in listed] == [i.name for i in invariants.all_invariants()]
+    frozen = next(i for i in listed if i["name"] == "control_frozen_while_contested")
+    assert frozen["profiles"] == ["seed"] and frozen["kind"] == "transition"
+    assert frozen["rule"] in frozen["doc"]
 
 
 def test_the_report_names_the_bound_on_targets(tmp_path: Path,
@@ -154,18 +192,38 @@ def test_a_counterexample_file_taken_by_a_folder_is_refused_before_the_search(
 
 
 def test_a_counterexample_that_cannot_be_written_after_the_search_keeps_the_report(
-        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    def disk_full(*args: Any) -> None:
-        raise OSError(28, "No space left on device", str(tmp_path / "cex" / "model.x.yaml"))
-
-    monkeypatch.setattr(actions, "legal", lambda s, max_targets=1: [])  # a deadlock at once
-    monkeypatch.setattr(counterexample, "write_all", disk_full)
-    model = str(write_yaml(tmp_path, GROUP_KILL))
-    assert cli.main(["check", model, "--out", str(tmp_path / "cex")]) == 2
-    captured = capsys.readouterr()
-    assert "VIOLATED no_deadlock" in captured.out and "explored: complete" in captured.out
-    assert captured.err == f"riftchart check: cannot write {tmp_path / 'cex' / 'model.x.yaml'}: " \
-                           "No space left on device\n"
+        tmp_path: Path) -> None:
+    """A disk that fills up as the counterexamples are written: the report is printed (saying
+    which were not written), then one line naming the file, exit 2; nothing half-written is
+    left, and a file of the same name written before stays as it was."""
+    model = write_yaml(tmp_path, GROUP_KILL)
+    out = tmp_path / "cex"
+    earlier = out / "model.no_deadlock.yaml"
+    earlier.parent.mkdir()
+    earlier.write_text("an earlier counterexample\n", encoding="utf-8")
+    # a real ENOSPC: part of the text lands, and the error names no file
+    script = (
+        "import sys\n"
+        "from engine import actions, cli, writable\n"
+        "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
+        "def full(path, text):\n"
+        "    path.write_text(text[:10], encoding='utf-8')\n"
+        "    raise OSError(28, 'No space left on device')\n"
+        "writable.write_text = full\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", str(model), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout
+    lines = done.stdout.splitlines()
+    assert "explored: complete" in done.stdout
+    rule = invariants.by_names(["no_deadlock"])[0].rule
+    assert f"VIOLATED no_deadlock ({rule}) after 0 step(s): counterexample not written" in lines
+    # said after the report, naming the file the user would have had
+    assert lines[-1] == f"riftchart check: cannot write {earlier}: No space left on device"
+    assert sorted(p.name for p in out.iterdir()) == [earlier.name]
+    assert earlier.read_text(encoding="utf-8") == "an earlier counterexample\n"
 
 
 def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(

@@ -205,6 +205,19 @@ def test_diagrams_and_exports_say_where_they_cannot_write(tmp_path):
         done = riftchart(*args, "--out", blocker)
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.count("\n") == 1 and f"cannot write to {blocker}" in done.stderr
+        assert done.stderr.endswith(": it is a file, not a folder\n")  # not "File exists"
+
+
+def test_diagrams_and_exports_write_all_their_files_or_none(tmp_path):
+    """A file that cannot be replaced stops the write before anything is written: the files
+    there stay as they were, and no temporary file is left."""
+    for args, name in ((["diagrams", "--format", "dot"], "focus.dot"),
+                       (["export", "--format", "json"], "focus.json")):
+        out = tmp_path / args[0]
+        (out / name).mkdir(parents=True)  # a folder where a chart's file goes
+        done = riftchart(*args, "--out", str(out))
+        assert done.returncode == 2 and "it is a folder, not a file" in done.stderr
+        assert [p.name for p in out.iterdir()] == [name]
 
 
 def test_an_empty_folder_name_is_refused_rather_than_taken_as_here(tmp_path):

@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 import yaml
 
-from engine import actions, cli, counterexample, explore, invariants, runner
+from engine import Game, actions, cli, counterexample, expansion, explore, invariants, runner
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
@@ -174,8 +174,9 @@ def test_prefix_is_played_and_bounds_apply(tmp_path: Path, capsys: pytest.Captur
     prepared = prepare(str(write_yaml(tmp_path, moved)))
     assert prepared.prefix == [{"move": {"player": "P1", "units": ["U1"], "to": "B"}}]
     assert prepared.start.contest_at == "B"
-    report = explore.explore(prepared.start, _settings(max_turns=0))
-    assert report.states == 1 and report.frontier == 1 and report.transitions == 0
+    report = explore.explore(prepared.start, _settings(max_states=1))
+    assert report.states == 1 and not report.complete and report.transitions > 0
+    assert report.max_depth == 0
 
 
 # --- the graph ------------------------------------------------------------------------------
@@ -430,3 +431,36 @@ def test_a_combat_staged_again_is_a_new_focus_cycle(tmp_path: Path) -> None:
     to_defender = child.copy()
     to_defender.focus = to_defender.priority = "P2"
     assert not by_name["first_focus_to_applier"].holds(parent, last, to_defender)
+
+
+@pytest.mark.parametrize(("change", "error", "message"), [
+    ({"max_turns": 0}, ValueError, "settings.max_turns must be 1 or more, not 0"),
+    ({"max_states": -1}, ValueError, "settings.max_states must be 1 or more, not -1"),
+    ({"workers": 0}, ValueError, "settings.workers must be 1 or more, not 0"),
+    ({"workers": 65}, ValueError, "settings.workers must be at most 64, not 65"),
+    ({"max_targets": 0}, ValueError, "settings.max_targets must be 1 or more, not 0"),
+    ({"max_states": 2.5}, TypeError, "settings.max_states must be an int, not float"),
+    ({"symmetry": 1}, TypeError, "settings.symmetry must be True or False"),
+    ({"invariants": "no_deadlock"}, TypeError, "settings.invariants must be a list of Invariant"),
+])
+def test_search_settings_are_checked_before_the_search(change: dict, error: type,
+                                                       message: str, tmp_path: Path) -> None:
+    """From Python as on the command line: a bound that would search nothing, or a value of
+    the wrong type, is refused naming the setting (it ran silently, or failed deep inside)."""
+    start = prepare(str(write_yaml(tmp_path, SMALL))).start
+    with pytest.raises(error) as refused:
+        explore.explore(start, dataclasses.replace(Settings(invariants.all_invariants()),
+                                                   **change))
+    # built with mypyc (tests/test_compiled.py), Settings itself refuses a value of the wrong
+    # type, in mypyc's words
+    compiled = not expansion.__file__.endswith(".py")
+    if not (compiled and error is TypeError):
+        assert str(refused.value).startswith(message)
+
+
+def test_the_start_must_be_a_game_state(tmp_path: Path) -> None:
+    game = Game.from_scenario(SMALL)
+    with pytest.raises(TypeError, match=r"start must be a GameState \(a Game's is game.state\)"):
+        explore.explore(game, Settings([]))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="settings must be a Settings, not list"):
+        explore.explore(game.state, [])  # type: ignore[arg-type]

@@ -58,6 +58,20 @@ def test_a_step_invariant_sees_the_views_around_the_step_and_the_step() -> None:
     assert {"move", "pass", "end_turn"} <= set(seen)
 
 
+def test_the_counterexample_kept_has_the_fewest_turn_changes_then_the_fewest_steps() -> None:
+    """Ending the turn breaks this at once (1 turn change, 1 step), and so does a Conquer in
+    P1's turn (no turn change, 3 steps): the search meets the Conquer first, as it finishes a
+    turn before opening the next, and keeps it although the other path has fewer steps."""
+    p1_first = view_invariant("p1_scoreless_turn", "house rule",
+                              lambda v: v["score"]["P1"] == 0 and v["turn"]["player"] == "P1")
+    for workers in (1, 2):
+        report = explore(prepare(str(MODEL)).start,
+                         Settings([p1_first], max_states=2_000, workers=workers))
+        violation = report.violations["p1_scoreless_turn"]
+        assert (violation.turns, violation.depth) == (0, 3)
+        assert violation.witness["score"] == {"P1": 1, "P2": 0}
+
+
 def test_own_invariants_are_checked_in_worker_processes_too() -> None:
     prepared = prepare(str(MODEL))
     found = [explore(prepared.start, Settings([_p2_scoreless()], max_states=3_000, workers=n))
