@@ -284,7 +284,8 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
     for uid, _ in action.damage:
         if uid not in pending["options"]:
             raise IllegalAction(f"{uid} is not one of {pending['options']}", rule)
-    if plan not in assignment_options(s):
+    targets = [s.units[uid] for uid in pending["options"]]
+    if not combat.is_legal_assignment(pending["total"], targets, plan):
         raise IllegalAction(
             f"{plan} is not a legal assignment of {pending['total']} damage: lethal damage in "
             "full before the next unit, Tanks first, Backline last",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import permutations
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from . import effects
@@ -56,28 +55,57 @@ def automatic_assignment(total: int, targets: list[Unit]) -> dict[str, int]:
 
 def legal_assignments(total: int, targets: list[Unit]) -> list[dict[str, int]]:
     """Every assignment the rules allow: each order that keeps Tanks first and Backline last."""
-    orders = (
-        [(u.id, u.lethal()) for u in order]
-        for order in permutations(targets)
-        if _tanks_first_backline_last(order)
-    )
-    return sorted(fill_each_order(total, orders), key=lambda p: sorted(p.items()))
+    ranked = [(u.id, u.lethal(), _assign_class(u)) for u in targets]
+    return sorted(every_fill(total, ranked), key=lambda p: sorted(p.items()))
 
 
-def _tanks_first_backline_last(order: tuple[Unit, ...]) -> bool:
+def is_legal_assignment(total: int, targets: list[Unit], plan: Mapping[str, int]) -> bool:
+    """Whether ``plan`` (unit id -> damage, no zeros) is one of :func:`legal_assignments`,
+    worked out from the plan itself: only one order can give it (up to units of one class),
+    the units dealt exactly lethal damage, then the one dealt another amount (what was left),
+    then the units dealt none. Asking the list would cost every order of the units."""
+    lethal = {u.id: u.lethal() for u in targets}
+    other = [u for u in targets if u.id in plan and plan[u.id] != lethal[u.id]]
+    if len(other) > 1:
+        return False
+    by_class = sorted(targets, key=lambda u: (_assign_class(u), u.order))
+    order = ([u for u in by_class if plan.get(u.id) == lethal[u.id]] + other
+             + [u for u in by_class if u.id not in plan])
     classes = [_assign_class(u) for u in order]
-    return classes == sorted(classes)
+    return classes == sorted(classes) and fill_in_order(
+        total, [(u.id, lethal[u.id]) for u in order]) == dict(plan)
 
 
-def fill_each_order(total: int, orders: Iterable[list[tuple[str, int]]]) -> list[dict[str, int]]:
-    """:func:`fill_in_order` for each order of (unit id, lethal damage), each distinct plan
-    once, in the order first met."""
-    found: list[dict[str, int]] = []
-    for order in orders:
-        plan = fill_in_order(total, order)
-        if plan not in found:
-            found.append(plan)
-    return found
+def every_fill(total: int, units: list[tuple[str, int, int]]) -> list[dict[str, int]]:
+    """:func:`fill_in_order` for every order of ``units`` (id, lethal damage, rank) whose
+    ranks do not go down, each distinct plan once, in the order first met. Worked out over the
+    sets of units dealt lethal damage so far (a plan depends on nothing else), not over the
+    orders: n units have n! orders but at most 2^n such sets."""
+    found: dict[frozenset[tuple[str, int]], dict[str, int]] = {}
+    seen: set[frozenset[str]] = set()
+
+    def emit(plan: dict[str, int]) -> None:
+        found.setdefault(frozenset(plan.items()), plan)
+
+    def extend(filled: dict[str, int], remaining: int) -> None:
+        if frozenset(filled) in seen:
+            return
+        seen.add(frozenset(filled))
+        left = [unit for unit in units if unit[0] not in filled]
+        if remaining <= 0 or not left:
+            emit(filled)
+            return
+        lowest = min(rank for _, _, rank in left)
+        for uid, lethal, rank in left:
+            if rank != lowest:
+                continue  # a unit of a lower rank is still to come: not next
+            if len(left) == 1 or remaining < lethal:
+                emit({**filled, uid: remaining})  # the last takes what is left
+            else:
+                extend({**filled, uid: lethal}, remaining - lethal)
+
+    extend({}, total)
+    return list(found.values())
 
 
 def begin_damage_step(table: Table, bf: str, rule: str) -> None:

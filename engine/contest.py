@@ -82,9 +82,10 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         else:  # nobody there controls it: the first in turn order attacks (D18)
             table.say(f"{applier} applied Contested but has no units at {bf}, which nobody there "
                       f"controls: {attacker}, the first in turn order from the turn player, is "
-                      "the Attacker", "rules 11.4")
+                      "the Attacker", "CR 459.2.b.1")
     defender = next(p for p in present if s.opponents(attacker, p))
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
+    table.update_field(bf, staged_combatants=())  # the staging is used up: the Combat has begun
     s.passes = 0
     if converted:
         table.say(

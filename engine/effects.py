@@ -49,11 +49,14 @@ def destination_problem(s: GameState, player: str, bf: str) -> tuple[str, str] |
 
 def _combatants(s: GameState, bf: str) -> set[str]:
     """The two players of a staged or ongoing Combat there (rules 11.10: two opposing players
-    with units there count as one already). A staged Combat is one only while two opposing
-    players face off there: one whose side has left during the resolution that is running
-    (before Cleanup removes it) names no players (docs/decisions.md D16)."""
+    with units there count as one already). A staged Combat keeps its two players until it
+    begins or Cleanup removes it, also when one side has left during the resolution that is
+    running (docs/decisions.md D16)."""
     if s.contest_at == bf and s.attacker:
         return set(s.combatants)
+    staged = s.fields[bf].staged_combatants
+    if staged and "combat_staged" in s.bf_config(bf):
+        return set(staged)
     present = s.players_at(bf)
     if any(s.opponents(a, b) for a in present for b in present):
         return set(present)
@@ -228,8 +231,9 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     if ctx.you is None:
         table.say(f'{uid} is not played: "you" is no one', "S 184.6.c")
         return
-    if uid in s.units and s.units[uid].on_board:
-        table.say(f"{uid} is already on the board; no second one is made", "CR 419.3")
+    there = _where_in_play(s, uid)
+    if there:
+        table.say(f"{uid} is already {there}; no second one is made", "CR 419.3")
         return
     to = arg.get("to") or ctx.to or "base"
     if to != "base":
@@ -247,6 +251,20 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
         triggers=tuple(trigger_from(t) for t in arg.get("triggers", ())),
     )
     enter_board(table, uid, ctx.you, template, to, "CR 419.3", played=False)
+
+
+def _where_in_play(s: GameState, uid: str) -> str | None:
+    """Where an object of this id is now, if anywhere but the trash: a unit on the board, or
+    its card in a hand (returned there) or on the Chain (played again). Ids are unique, so a
+    play_unit makes nothing while one is (D8); a token that died may be made again."""
+    if uid in s.units and s.units[uid].on_board:
+        return "on the board"
+    for player, hand in s.hands.items():
+        if any(card is not None and card.id == uid for card in hand):
+            return f"a card in {player}'s hand"
+    if any(item.card is not None and item.card.id == uid for item in s.chain):
+        return "on the Chain"
+    return None
 
 
 def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:

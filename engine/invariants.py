@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import permutations
 from typing import Any
 
 from . import combat
@@ -328,9 +327,8 @@ def _what_a_player_could_do(shown: dict[str, Any]) -> list[dict[str, Any]]:
 def _damage_plans(choice: dict[str, Any], units: dict[str, Any]) -> list[dict[str, int]]:
     """Lethal damage in full to the options in every order: the legal assignments are among
     them (the view does not show Tank and Backline, which only rule orders out)."""
-    lethal = {uid: max(1, units[uid]["might"] - units[uid]["damage"]) for uid in choice["options"]}
-    orders = ([(uid, lethal[uid]) for uid in order] for order in permutations(choice["options"]))
-    return combat.fill_each_order(choice["total"], orders)
+    return combat.every_fill(choice["total"], [
+        (uid, max(1, units[uid]["might"] - units[uid]["damage"]), 0) for uid in choice["options"]])
 
 
 def _stuck_witness(child: GameState, parent: GameState | None) -> dict[str, Any]:

@@ -192,6 +192,10 @@ class BattlefieldModel(Model):
         self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
 
     def note_combat_staged(self) -> None:
+        s = self.state
+        present = s.players_at(self.bf)
+        self.table.update_field(self.bf, staged_combatants=tuple(
+            p for p in s.players if p in present and any(s.opponents(p, q) for q in present)))
         if self.transition and self.transition.event == "restage_combat":
             self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} "
                      "again")
@@ -199,6 +203,7 @@ class BattlefieldModel(Model):
             self.say(f"Cleanup: Combat staged at {self.bf}")
 
     def drop_staged_combat(self) -> None:
+        self.table.update_field(self.bf, staged_combatants=())
         self.say(f"Cleanup: staged Combat at {self.bf} removed before it began")
 
     # --- actions: the contest ----------------------------------------------------------

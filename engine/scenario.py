@@ -26,7 +26,8 @@ Limits, so that a hostile file costs little to refuse:
   aliases are expanded (which rules out "billion laughs" expansion);
 - ``MAX_STEPS``: at most 10,000 steps;
 - ``MAX_INT``: every count (might, damage, scores, deck, victory_score, effect amounts, assigned
-  damage) is an integer (not a boolean) from 0 to 1,000,000; victory_score from 1;
+  damage) is an integer (not a boolean) from 0 to 1,000,000; victory_score from 1; a count in
+  an ``expect`` is any integer from 0 (the game's counts can grow past the setup's limit);
 - ``MAX_DEPTH`` holds for what aliases build too (an alias inside its own anchor is refused
   by it).
 

@@ -11,6 +11,7 @@ from engine.effect_needs import Destination, needs
 from engine.errors import ScenarioError
 from engine.scenario_model import (
     AMOUNT_EFFECTS,
+    BATTLEFIELD_EVENTS,
     CARD_TYPES,
     CHOICE_KINDS,
     DEFAULT_DECK,
@@ -32,6 +33,7 @@ from engine.scenario_model import (
     STEP_KINDS,
     TARGETED_EFFECTS,
     TIMINGS,
+    UNIT_EVENTS,
     UNIT_STATE_KEYS,
     BattlefieldSpec,
     CardSpec,
@@ -188,6 +190,15 @@ class Checker:
             self.fail(at, f"expected an integer, got {_kind(value)}")
         if not low <= value <= high:
             self.fail(at, f"must be from {low} to {high}")
+        return value
+
+    def expected_count(self, value: Any, at: _At) -> int:
+        """A count in an ``expect``: any integer from 0, as the game's counts can grow past the
+        setup's limit (points gained, cards drawn, damage dealt as it runs)."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(at, f"expected an integer, got {_kind(value)}")
+        if value < 0:
+            self.fail(at, "must be 0 or more")
         return value
 
     def choice(self, value: Any, at: _At, options: tuple[str, ...]) -> str:
@@ -381,7 +392,7 @@ class Checker:
                 id=entry["id"], name=self.optional_name(entry, where),
                 controller=self.player_or_null(*self.field(entry, "controller", where)),
                 scored_this_turn=scored,
-                abilities=self.optional(entry, "abilities", where, (), self.read_triggers)))
+                abilities=self.optional(entry, "abilities", where, (), self.read_abilities)))
         return tuple(result)
 
     def read_units(self, value: Any, at: _At) -> tuple[UnitSpec, ...]:
@@ -502,17 +513,32 @@ class Checker:
     # ---- triggers and effects ------------------------------------------------------------
 
     def read_triggers(self, value: Any, at: _At) -> tuple[TriggerSpec, ...]:
-        return self.each(value, at, self.read_trigger)
+        """A unit's (or a unit card's) triggered abilities."""
+        return self.each(value, at, lambda item, where: self.read_trigger(item, where, "unit"))
 
-    def read_trigger(self, value: Any, at: _At) -> TriggerSpec:
+    def read_abilities(self, value: Any, at: _At) -> tuple[TriggerSpec, ...]:
+        """A battlefield's triggered abilities."""
+        return self.each(value, at,
+                         lambda item, where: self.read_trigger(item, where, "battlefield"))
+
+    def read_trigger(self, value: Any, at: _At, source: str) -> TriggerSpec:
+        """One triggered ability of a ``source`` ("unit" or "battlefield"): an event that
+        happens to such a source, so that it can fire."""
         entry = self.mapping(value, at)
         self.keys(entry, at, required=("when", "effect"), optional=("targets",))
         when = self.choice(*self.field(entry, "when", at), EVENTS)
+        events = UNIT_EVENTS if source == "unit" else BATTLEFIELD_EVENTS
+        if when not in events:
+            self.fail(at.key(entry, "when"), f"{quoted(when)} never happens to a {source}, so "
+                      f"this would never fire; a {source}'s events: {_options(events)}")
         effect = self.effect(*self.field(entry, "effect", at))
         targets, where = self.field(entry, "targets", at)
         if targets is not None and not isinstance(targets, (list, tuple)):
             if not isinstance(targets, str) or targets not in SELECTORS:
                 self.fail(where, f"expected {_options(SELECTORS)} or a list of unit ids")
+            if targets == "self" and source == "battlefield":
+                self.fail(where, "'self' is the unit that has the ability: a battlefield's "
+                                 "ability names its units, or enemies_here")
         elif targets is not None:
             targets = self.units_list(targets, where, allow_empty=True)
         self.check_trigger_needs(effect, targets, at.key(entry, "effect"))
@@ -534,6 +560,9 @@ class Checker:
         entry, kind, argument, where = self.one_key(value, at, "an effect", EFFECTS)
         if kind not in EFFECTS:
             self.fail(where, f"unknown effect {quoted(kind)}; expected one of: {_options(EFFECTS)}")
+        if argument is None and (kind == "move" or kind in TARGETED_EFFECTS):
+            # `stun:` with nothing after it: the effect with no keys given (D33)
+            entry, argument = {kind: {}}, {}
         if kind == "move":
             argument = self.mapping(argument, where)
             self.keys(argument, where, optional=("units", "to"))
@@ -557,8 +586,8 @@ class Checker:
             self.optional(argument, "to", where, None, self.destination)
         else:  # sequence
             items = self.sequence(argument, where)
-            for index, item in enumerate(items):
-                self.effect(item, where.item(items, index))
+            entry = {kind: [self.effect(item, where.item(items, index))
+                            for index, item in enumerate(items)]}
         # what reads an effect (the rules, the search) takes a key that is there as given
         return _plain(entry, drop_nulls=True)
 
@@ -651,7 +680,7 @@ class Checker:
             elif key == "staged":
                 self.keyed(item, where, self.battlefield, self.expected_staged)
             elif key in ("score", "hand"):
-                self.keyed(item, where, self.player, self.integer)
+                self.keyed(item, where, self.player, self.expected_count)
             elif key == "scored_this_turn":
                 self.keyed(item, where, self.battlefield, self.expected_players)
             elif key == "units":
@@ -728,7 +757,7 @@ class Checker:
             elif key in ("exhausted", "stunned"):
                 self.boolean(item, where)
             elif key in ("damage", "might"):
-                self.integer(item, where)
+                self.expected_count(item, where)
             else:  # designation
                 if item is not None:
                     self.choice(item, where, DESIGNATIONS)
@@ -738,7 +767,7 @@ class Checker:
         # total: the damage to assign, which the view shows beside the contract's keys
         self.keys(choice, at, optional=("player", "kind", "options", "total"))
         if "total" in choice:
-            self.integer(*self.field(choice, "total", at))
+            self.expected_count(*self.field(choice, "total", at))
         if "player" in choice:
             self.player(*self.field(choice, "player", at))
         kind = None

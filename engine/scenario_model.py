@@ -22,6 +22,10 @@ MAX_INT = 1_000_000
 RESERVED_IDS = ("base", "hand", "trash")
 KEYWORDS = ("tank", "backline", "ganking")
 EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")
+# which source each event can happen to (scenario-format.md, Triggers): a unit's ("this unit
+# moved", ...) or a battlefield's ("at the start of each Beginning phase"); scoring, both
+UNIT_EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play")
+BATTLEFIELD_EVENTS = ("conquer", "hold", "beginning")
 SELECTORS = ("self", "enemies_here")
 CARD_TYPES = ("spell", "unit")
 TIMINGS = ("none", "action", "reaction")

@@ -41,6 +41,8 @@ def _field(data: Mapping[str, Any]) -> Field:
             **data,
             "scored": tuple(data["scored"]),
             "abilities": tuple(map(trigger_from, data["abilities"])),
+            # added within format /1: a snapshot from before has none
+            "staged_combatants": tuple(data.get("staged_combatants", ())),
         }
     )
 

@@ -114,6 +114,9 @@ class Field(Frozen):
     applier: str | None = None  # who applied Contested
     scored: tuple[str, ...] = ()  # players who scored it this turn
     abilities: tuple[Trigger, ...] = ()
+    # the two players of a Combat staged here, in turn order, from its staging until it begins
+    # or Cleanup removes it: one side may leave before then (decisions D16)
+    staged_combatants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

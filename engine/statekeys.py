@@ -59,7 +59,7 @@ _key_codes: dict[tuple[tuple[str, Configuration], ...], tuple[int, ...]] = {}
 # what the key holds of a unit and of a battlefield, read in one call each
 _unit_fields = attrgetter("id", "owner", "controller", "at", "exhausted", "stunned", "damage",
                           "designation")
-_field_fields = attrgetter("controller", "applier", "scored")
+_field_fields = attrgetter("controller", "applier", "scored", "staged_combatants")
 
 
 def state_key(s: GameState) -> tuple:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from engine import Game, actions, cli, counterexample, explore, invariants, runner
+from engine import Game, actions, cli, combat, counterexample, explore, invariants, runner
 from engine.actions import Play
 from engine.errors import IllegalAction
 from engine.explore import Settings, prepare
@@ -238,6 +238,7 @@ def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(
     prepared = prepare(str(model))
     with monkeypatch.context() as broken:  # no assignment is ever legal: the game is stuck
         broken.setattr(actions, "assignment_options", lambda s: [])
+        broken.setattr(combat, "is_legal_assignment", lambda total, targets, plan: False)
         report = explore.explore(prepared.start, Settings([invariants.by_names(
             ["no_deadlock"])[0]]))
         violation = report.violations["no_deadlock"]

@@ -27,11 +27,10 @@ from engine.effect_needs import Destination, needs
 from engine.expansion import Settings
 from engine.explore import Report, explore
 from engine.reference_runtime import CheckedRuntime
+from engine.scenario_model import BATTLEFIELD_EVENTS, UNIT_EVENTS
 from engine.state import PROFILES
 from tests.test_mutations import MUTATIONS, Mutation, _broken
 
-EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")
-BATTLEFIELD_EVENTS = ("beginning", "conquer", "hold")
 KEYWORDS = ("tank", "backline", "ganking")
 TIMINGS = ("none", "action", "reaction")
 TARGETED = ("stun", "kill", "recall", "return_to_hand", "take_control")
@@ -121,7 +120,7 @@ class PositionMaker:
             unit: dict[str, Any] = {"id": uid, "controller": player,
                                     "might": r.randint(0, 4), "at": at}
             if r.random() < 0.3:
-                unit["triggers"] = [self.trigger(uids, fields, EVENTS)]
+                unit["triggers"] = [self.trigger(uids, fields, UNIT_EVENTS)]
             if r.random() < 0.25:
                 unit["keywords"] = r.sample(KEYWORDS, r.randint(1, 2))
             unit["exhausted"] = r.random() < 0.15
@@ -140,7 +139,7 @@ class PositionMaker:
                 card["type"] = "unit"
                 card["unit"] = {"might": r.randint(0, 3)}
                 if r.random() < 0.4:
-                    card["unit"]["triggers"] = [self.trigger(uids, fields, EVENTS)]
+                    card["unit"]["triggers"] = [self.trigger(uids, fields, UNIT_EVENTS)]
                 if r.random() < 0.2:
                     card["unit"]["keywords"] = [r.choice(KEYWORDS)]
             else:
@@ -154,14 +153,15 @@ class PositionMaker:
         r = self.r
         trigger: dict[str, Any] = {"when": r.choice(events),
                                    "effect": self.effect(uids, fields, depth)}
+        own = "enemies_here" if events == BATTLEFIELD_EVENTS else "self"
         roll = r.random()
         if roll < 0.3:
-            trigger["targets"] = "self"
+            trigger["targets"] = own
         elif roll < 0.6:
             trigger["targets"] = "enemies_here"
         elif roll < 0.7:
             trigger["targets"] = [r.choice(uids)]
-        return able_to_act(trigger, fields[0])
+        return able_to_act(trigger, fields[0], own)
 
     def effect(self, uids: list[str], fields: list[str], depth: int = 0) -> dict[str, Any]:
         r = self.r
@@ -179,7 +179,7 @@ class PositionMaker:
             if r.random() < 0.3:
                 made["keywords"] = [r.choice(KEYWORDS)]
             if r.random() < 0.3 and depth < 2:
-                made["triggers"] = [self.trigger(uids, fields, EVENTS, depth + 1)]
+                made["triggers"] = [self.trigger(uids, fields, UNIT_EVENTS, depth + 1)]
             return {kind: made}
         arg: dict[str, Any] = {}
         if r.random() < (0.5 if kind == "move" else 0.3):
@@ -189,12 +189,13 @@ class PositionMaker:
         return {kind: arg}
 
 
-def able_to_act(trigger: dict[str, Any], field: str) -> dict[str, Any]:
+def able_to_act(trigger: dict[str, Any], field: str, own: str = "self") -> dict[str, Any]:
     """``trigger`` given what a trigger's effect cannot get from a play step, as the loader
-    asks (D15): its own targets ("self") and, for each move without one, a destination."""
+    asks (D15): its own targets (``own``: "self" for a unit's, which a battlefield does not
+    have) and, for each move without one, a destination."""
     wants_targets, wants_to = needs(trigger["effect"])
     if wants_targets and "targets" not in trigger:
-        trigger["targets"] = "self"
+        trigger["targets"] = own
     if wants_to == Destination.MUST:
         _give_moves_a_destination(trigger["effect"], field)
     return trigger

@@ -7,6 +7,7 @@ import copy
 import datetime
 import json
 import pickle
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import yaml
 
 from engine.errors import IllegalAction, RiftchartError, ScenarioError
 from engine.scenario import (
+    MAX_INT,
     MAX_STEPS,
     BattlefieldSpec,
     CardSpec,
@@ -450,7 +452,9 @@ def test_a_trigger_whose_effect_could_never_act_is_refused(effect: dict, targets
             data["units"][0]["triggers"] = [trigger]
             field = "units[0].triggers[0].effect"
         else:
-            data["battlefields"][1]["abilities"] = [{**trigger, "when": "beginning"}]
+            # a battlefield's own selector: 'self' is a unit (another test refuses it here)
+            selector = {"targets": "enemies_here"} if targets == "self" else {}
+            data["battlefields"][1]["abilities"] = [{**trigger, "when": "beginning", **selector}]
             field = "battlefields[1].abilities[0].effect"
         if fragment is None:
             load_scenario(data)
@@ -724,7 +728,7 @@ INVALID: list[tuple[str, Any, str, str]] = [
      "hands.P1[0].effect.move.units[0]", "unknown unit"),
     ("move effect units empty", effect({"move": {"units": [], "to": "A"}}),
      "hands.P1[0].effect.move.units", "at least one"),
-    ("move effect not a mapping", effect({"move": None}), "hands.P1[0].effect.move", "mapping"),
+    ("move effect not a mapping", effect({"move": "A"}), "hands.P1[0].effect.move", "mapping"),
     ("stun with an argument", effect({"stun": {"turns": 1}}),
      "hands.P1[0].effect.stun.turns", "unknown key"),
     ("kill not a mapping", effect({"kill": "U1"}), "hands.P1[0].effect.kill", "mapping"),
@@ -883,10 +887,11 @@ INVALID: list[tuple[str, Any, str, str]] = [
     ("expect units designation bad", expect({"units": {"U1": {"designation": "tank"}}}),
      "steps[2].expect.units.U1.designation", "attacker"),
     ("expect units might negative", expect({"units": {"U1": {"might": -1}}}),
-     "steps[2].expect.units.U1.might", "0 to"),
+     "steps[2].expect.units.U1.might", "0 or more"),
     ("expect units not mapping", expect({"units": {"U1": "A"}}), "steps[2].expect.units.U1",
      "mapping"),
-    ("expect hand negative", expect({"hand": {"P1": -1}}), "steps[2].expect.hand.P1", "0 to"),
+    ("expect hand negative", expect({"hand": {"P1": -1}}), "steps[2].expect.hand.P1",
+     "0 or more"),
     ("expect pending_choice bad kind", expect({"pending_choice": {"kind": "target"}}),
      "steps[2].expect.pending_choice.kind", "battlefield"),
     ("expect pending_choice unknown key", expect({"pending_choice": {"who": "P1"}}),
@@ -1212,3 +1217,71 @@ def test_the_input_dict_is_not_modified() -> None:
     assert data == before
     assert scenario.hands["P1"][0].effect == before["hands"]["P1"][0]["effect"]
     assert scenario.hands["P1"][0].effect is not data["hands"]["P1"][0]["effect"]
+
+
+def test_an_expect_may_state_counts_past_the_setup_limit(tmp_path: Path) -> None:
+    """Setup counts stop at MAX_INT, but the game's grow past it (a point gained at the
+    limit): an expect can state what the game reaches, and no count below 0."""
+    from engine.runner import FAILED, OK, run_file
+
+    scenario = {
+        "name": "a score past the count limit", "players": ["P1", "P2"],
+        "victory_score": MAX_INT, "scores": {"P1": MAX_INT, "P2": MAX_INT},
+        "battlefields": [{"id": "A"}],
+        "hands": {"P1": [{"id": "G", "type": "spell", "effect": {"gain_points": 1}}]},
+        "steps": [{"play": {"player": "P1", "card": "G"}}, {"pass": "P1"}, {"pass": "P2"},
+                  {"expect": {"winner": "P1", "score": {"P1": MAX_INT + 1}}}],
+    }
+    path = tmp_path / "past.yaml"
+    path.write_text(yaml.safe_dump(scenario), encoding="utf-8")
+    assert run_file(path).code == OK
+    scenario["steps"][-1] = {"expect": {"score": {"P1": MAX_INT + 2}}}
+    path.write_text(yaml.safe_dump(scenario), encoding="utf-8")
+    assert run_file(path).code == FAILED
+    for bad in ({"score": {"P1": -1}}, {"hand": {"P2": -1}}):
+        scenario["steps"][-1] = {"expect": bad}
+        with pytest.raises(ScenarioError, match="must be 0 or more"):
+            load_scenario(scenario)
+
+
+@pytest.mark.parametrize(("where", "trigger", "message"), [
+    ("battlefield", {"when": "die", "effect": {"gain_points": 1}},
+     "battlefields[0].abilities[0].when: 'die' never happens to a battlefield"),
+    ("battlefield", {"when": "move", "effect": {"draw": 1}},
+     "battlefields[0].abilities[0].when: 'move' never happens to a battlefield"),
+    ("battlefield", {"when": "beginning", "effect": {"kill": {}}, "targets": "self"},
+     "battlefields[0].abilities[0].targets: 'self' is the unit that has the ability"),
+    ("unit", {"when": "beginning", "effect": {"gain_points": 5}},
+     "units[0].triggers[0].when: 'beginning' never happens to a unit"),
+])
+def test_a_trigger_that_could_never_fire_is_refused(where: str, trigger: dict,
+                                                    message: str) -> None:
+    """scenario-format.md gives each event to a source: "this unit" events, and a
+    battlefield's Beginning phase (D15)."""
+    field = {"id": "A", "controller": "P1"}
+    unit = {"id": "U1", "controller": "P1", "might": 3, "at": "A"}
+    (field if where == "battlefield" else unit)[
+        "abilities" if where == "battlefield" else "triggers"] = [trigger]
+    with pytest.raises(ScenarioError, match=re.escape(message)):
+        load_scenario({"name": "never fires", "players": ["P1", "P2"],
+                       "battlefields": [field], "units": [unit]})
+    # the events each source does have load
+    for when in ("conquer", "hold"):
+        trigger = {"when": when, "effect": {"draw": 1}}
+        load_scenario({"name": "fires", "players": ["P1", "P2"],
+                       "battlefields": [{"id": "A", "abilities": [trigger]}],
+                       "units": [{**unit, "triggers": [trigger]}]})
+
+
+def test_an_effect_given_no_argument_takes_none() -> None:
+    """D33: `stun:` with nothing after it is `stun: {}` (it said "expected a mapping, got
+    null"); an effect that needs its argument still refuses null."""
+    data = minimal()
+    data["hands"] = {"P1": [
+        {"id": "S1", "type": "spell", "effect": {"stun": None}},
+        {"id": "S2", "type": "spell", "effect": {"sequence": [{"move": None}, {"kill": None}]}}]}
+    hand = load_scenario(data).hands["P1"]
+    assert hand[0].effect == {"stun": {}}
+    assert hand[1].effect == {"sequence": [{"move": {}}, {"kill": {}}]}
+    data["hands"] = {"P1": [{"id": "S1", "type": "spell", "effect": {"draw": None}}]}
+    assert "expected an integer, got null" in rejected(data).message

@@ -60,3 +60,23 @@ def test_configurations_change_only_by_events(path):
 
     assert run_file(path, runtime=runtime, on_step=check).code == OK
     assert not stray, stray
+
+
+def test_a_refusal_that_changed_the_state_fails_the_scenario(tmp_path, monkeypatch):
+    """expect_error asks for the step to be refused with nothing changed; the runner compares
+    the state before and after, so a refusal that leaves a change behind is caught."""
+    from engine import actions
+    from engine.errors import IllegalAction
+    from engine.runner import FAILED
+    from tests.helpers import write_yaml
+
+    def refuse_after_a_change(s, action):
+        s.scores["P1"] += 1  # the kind of bug the check is there for
+        raise IllegalAction("refused", "CR 000")
+
+    path = write_yaml(tmp_path, {"name": "refusal", "players": ["P1", "P2"],
+                                 "battlefields": [{"id": "A"}],
+                                 "steps": [{"expect_error": {"pass": "P2"}}]})
+    monkeypatch.setattr(actions, "check", refuse_after_a_change)
+    result = run_file(path)
+    assert result.code == FAILED and "the refused step changed the state" in result.message

@@ -1,0 +1,68 @@
+"""The legal damage assignments (rules.md 6, CR 460.2.c): worked out without going through
+every order of the units, checked here against doing exactly that."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from hypothesis import given, settings, strategies as st
+
+from engine import combat
+from engine.runner import OK, run_file
+from engine.state import Unit
+from tests.helpers import write_yaml
+
+KEYWORDS = st.sampled_from([(), ("tank",), ("backline",), ("tank", "backline")])
+
+
+@st.composite
+def side(draw: st.DrawFn) -> list[Unit]:
+    count = draw(st.integers(1, 5))
+    return [Unit(id=f"E{i}", name=None, owner="P2", controller="P2", at="A", order=i,
+                 might=draw(st.integers(0, 4)), damage=draw(st.integers(0, 3)),
+                 keywords=draw(KEYWORDS)) for i in range(count)]
+
+
+def _by_every_order(total: int, targets: list[Unit]) -> set[frozenset]:
+    """The rule read literally: fill each order that keeps Tanks first and Backline last."""
+    found = set()
+    for order in permutations(targets):
+        classes = [combat._assign_class(u) for u in order]
+        if classes == sorted(classes):
+            plan = combat.fill_in_order(total, [(u.id, u.lethal()) for u in order])
+            found.add(frozenset(plan.items()))
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(total=st.integers(0, 14), targets=side(),
+       guesses=st.lists(st.dictionaries(st.sampled_from(["E0", "E1", "E2", "E3", "E4"]),
+                                        st.integers(1, 6), max_size=5), max_size=6))
+def test_the_assignments_are_those_of_every_order(total: int, targets: list[Unit],
+                                                  guesses: list[dict[str, int]]) -> None:
+    expected = _by_every_order(total, targets)
+    listed = combat.legal_assignments(total, targets)
+    assert {frozenset(p.items()) for p in listed} == expected
+    assert len(listed) == len(expected)  # each once
+    ids = {u.id for u in targets}
+    for plan in [*listed, *guesses]:
+        if set(plan) <= ids:
+            assert combat.is_legal_assignment(total, targets, plan) == (
+                frozenset(plan.items()) in expected), plan
+
+
+def test_an_assignment_among_many_units_is_checked_without_trying_every_order(tmp_path):
+    """Eleven defenders have 39,916,800 orders; the assign step is checked from the plan."""
+    defenders = [{"id": f"E{i}", "controller": "P2", "might": 1, "at": "A"} for i in range(11)]
+    scenario = {
+        "name": "eleven defenders", "players": ["P1", "P2"], "manual_damage": True,
+        "battlefields": [{"id": "A", "controller": "P2"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 11, "at": "base"}, *defenders],
+        "steps": [
+            {"move": {"player": "P1", "units": ["U1"], "to": "A"}},
+            {"pass": "P1"}, {"pass": "P2"},
+            {"expect_error": {"assign": {"player": "P1", "damage": {"E0": 11}}}},
+            {"assign": {"player": "P1", "damage": {f"E{i}": 1 for i in range(11)}}},
+        ],
+    }
+    assert run_file(write_yaml(tmp_path, scenario)).code == OK
