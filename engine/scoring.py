@@ -48,8 +48,10 @@ def score(table: Table, bf: str, player: str, method: str) -> None:
     s = table.state
     f = table.update_field(bf, scored=s.fields[bf].scored + (player,))
     if method == "conquer" and points(table, player) >= s.victory_score - 1:
+        # every battlefield scored by the player this turn, a teammate's score of it aside,
+        # and excepting those a teammate held at the Beginning phase (CR 484.8.f.1)
         scorable = [b for b in s.fields if not blocked(s, b, player)]
-        if not all(any(p in s.fields[b].scored for p in s.team_of(player)) for b in scorable):
+        if not all(player in s.fields[b].scored for b in scorable):
             table.say(
                 f"{player} conquers {bf} but has not scored every battlefield this turn: "
                 "draws a card instead of the final point",
