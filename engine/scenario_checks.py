@@ -61,7 +61,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, float):
         return "a number"
     if isinstance(value, str):
-        return "a string"
+        # shown: YAML reads some numbers as strings ('1e0', '0x1g'), which "a string" hides
+        return f"a string, {quoted(value)}"
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, (list, tuple)):

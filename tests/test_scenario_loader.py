@@ -535,7 +535,8 @@ def test_a_tab_inside_a_quoted_yaml_string_is_kept(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("old, new, field, fragment", [
     ("might: 2", "might: 2.0", "units[0].might", "expected an integer, got a number"),
-    ("might: 2", "might: '2'", "units[0].might", "expected an integer, got a string"),
+    ("might: 2", "might: '2'", "units[0].might", "expected an integer, got a string, '2'"),
+    ("might: 2", "might: 1e0", "units[0].might", "expected an integer, got a string, '1e0'"),
     ("might: 2", "might: true", "units[0].might", "expected an integer, got a boolean"),
     ("at: base", "at: base, exhausted: 1", "units[0].exhausted", "expected true or false"),
     ("name: Showdown at an empty battlefield (seed 000)", "name: 2024-01-01", "name",
@@ -1053,7 +1054,7 @@ def test_lines_point_at_the_field(tmp_path: Path) -> None:
     error = rejected_text(tmp_path, text)
     assert (error.field, error.line) == ("units[0].might", 4)
     assert str(error) == f"{tmp_path / 'scenario.yaml'}: units[0].might: expected an integer, " \
-        "got a string (line 4)"
+        "got a string, 'two' (line 4)"
 
 
 def test_missing_key_names_the_mapping_line(tmp_path: Path) -> None:
