@@ -28,7 +28,7 @@ from .action_types import (
     from_step as from_step,
     to_step as to_step,
 )
-from .effect_needs import Destination, effect_parts, names_its_units, needs
+from .effect_needs import Destination, effect_parts, names_its_units, needs, order_matters
 from .errors import IllegalAction
 from .state import Card, ChainItem, GameState
 
@@ -376,7 +376,7 @@ def _play(table: Table, p: Play) -> None:
 
 def candidates(s: GameState, max_targets: int = 1) -> list[Action]:
     """Every action worth trying now; :func:`legal` keeps those that pass :func:`check`.
-    Plays are listed with every list of at most ``max_targets`` targets, in every order.
+    Plays are listed with every choice of at most ``max_targets`` targets (D37).
 
     Actions that the first test of their check refuses for the same reason as a whole group
     (every Move when the turn player may not move, every play of a card whose timing forbids
@@ -420,8 +420,8 @@ def _player_actions(s: GameState, player: str, max_targets: int) -> list[Action]
 
 def legal(s: GameState, max_targets: int = 1) -> list[Action]:
     """Every legal action now, each once in one spelling (a unit card played to its base has
-    ``to=None``; a Standard Move names its units in board order), plays with every list of at
-    most ``max_targets`` targets, in every order: a card's effect may take any number (D37)."""
+    ``to=None``; a Standard Move names its units in board order), plays with every choice of at
+    most ``max_targets`` targets, in every order where it can matter (D37)."""
     ok = []
     for action in candidates(s, max_targets):
         try:
@@ -438,7 +438,8 @@ def _plays(s: GameState, player: str, card: Card, max_targets: int) -> list[Acti
         return [Play(player, card.id, (), to) for to in [None, *s.fields]]
     wants_targets, wants_to = needs(card.effect)
     on_board = [u.id for u in s.units_in_board_order() if u.on_board]
-    target_lists = _target_lists(on_board, max_targets) if wants_targets else [()]
+    target_lists = (_target_lists(on_board, max_targets, order_matters(card.effect))
+                    if wants_targets else [()])
     places: list[str | None] = ["base", *s.fields]
     if wants_to is MAY:
         places.insert(0, None)  # no destination, or any
@@ -446,13 +447,13 @@ def _plays(s: GameState, player: str, card: Card, max_targets: int) -> list[Acti
     return [Play(player, card.id, t, to) for t in target_lists for to in destinations]
 
 
-def _target_lists(on_board: list[str], most: int) -> list[tuple[str, ...]]:
-    """Every list of 1 to ``most`` distinct units on the board, shorter lists first, in board
-    order. A list, not a set: the order of a play's targets is the player's choice, and it can
-    matter (units that one effect moves arrive in the order listed, and the first to arrive
-    applies Contested: rules 11.8)."""
+def _target_lists(on_board: list[str], most: int, ordered: bool) -> list[tuple[str, ...]]:
+    """Every choice of 1 to ``most`` distinct units on the board, fewer first, in board order:
+    in every order where the order of the targets can matter (``ordered``, see
+    :func:`engine.effect_needs.order_matters`), else once, in board order."""
+    choose = permutations if ordered else combinations
     return [group for size in range(1, min(most, len(on_board)) + 1)
-            for group in permutations(on_board, size)]
+            for group in choose(on_board, size)]
 
 
 def _moves(s: GameState) -> list[Action]:

@@ -139,8 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--workers", type=int, default=1, metavar="N",
                        help="processes to share the search (default 1)")
     check.add_argument("--max-targets", type=int, default=1, metavar="N",
-                       help="try plays at every list of at most N targets, in every order "
-                            "(default 1)")
+                       help="try plays at every choice of at most N targets (default 1)")
     check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
     check.add_argument("--json", action="store_true", help="machine-readable report")
     check.add_argument(

@@ -216,7 +216,7 @@ def chart_mermaid(name: str, active: frozenset[str] = frozenset()) -> str:
     cannot reliably draw a transition declared outside the composite state that holds both
     its ends, so each transition is declared in the innermost state containing both; nor one
     between states of different composite states, so an end nested deeper is drawn at its
-    composite state there, and the label names it (``open_combat (CR 454) (into combat)``).
+    composite state there, and the label names it (``open_combat (CR 455) (into combat)``).
     """
     chart = compiled_chart(name)
     placed = _transitions_by_scope(chart)

@@ -43,6 +43,15 @@ def needs(effect: Mapping[str, Any] | None) -> tuple[bool, Destination]:
     return any(t for t, _ in parts), max((d for _, d in parts), default=Destination.NO)
 
 
+def order_matters(effect: Mapping[str, Any] | None) -> bool:
+    """Whether the order of a play's targets can change what its effect does: units that one
+    effect moves, or takes control of, arrive in the order listed, and the first to arrive at a
+    battlefield applies Contested (rules 11.8). Other effects act on each unit alike (their
+    die triggers go in board order), so another order of the same targets is the same play."""
+    return any(kind in ("move", "take_control") and not names_its_units(arg)
+               for kind, arg in effect_parts(effect))
+
+
 def _part_needs(kind: str, arg: Any) -> tuple[bool, Destination]:
     if kind in ("gain_points", "draw"):
         return False, Destination.NO

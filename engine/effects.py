@@ -231,7 +231,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     if ctx.you is None:
         table.say(f'{uid} is not played: "you" is no one', "S 184.6.c")
         return
-    there = _where_in_play(s, uid)
+    there = _where_it_is(s, uid)
     if there:
         table.say(f"{uid} is already {there}; no second one is made", "CR 419.3")
         return
@@ -253,10 +253,10 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     enter_board(table, uid, ctx.you, template, to, "CR 419.3", played=False)
 
 
-def _where_in_play(s: GameState, uid: str) -> str | None:
+def _where_it_is(s: GameState, uid: str) -> str | None:
     """Where an object of this id is now, if anywhere but the trash: a unit on the board, or
     its card in a hand (returned there) or on the Chain (played again). Ids are unique, so a
-    play_unit makes nothing while one is (D8); a token that died may be made again."""
+    play_unit makes nothing while one is somewhere (D8); a token that died may be made again."""
     if uid in s.units and s.units[uid].on_board:
         return "on the board"
     for player, hand in s.hands.items():
@@ -321,7 +321,7 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if problem:
         table.say(f"{table.name(uid)} cannot stay at {at} ({problem[0]})", problem[1])
-        recall(table, uid, problem[1])
+        recall(table, uid, "CR 442.2.c")
     elif at in table.state.fields:
         arrive(table, uid, at)
 

@@ -28,7 +28,7 @@ class Settings:
     symmetry: bool = False
     workers: int = 1
     graph: bool = False
-    max_targets: int = 1  # plays are tried with every list of at most this many targets
+    max_targets: int = 1  # plays are tried with every choice of at most this many targets
 
 
 def successor(state: GameState, action: Action, runtime: Runtime | None = None,

@@ -55,8 +55,8 @@ class Game:
 
     def legal_actions(self, max_targets: int = 1) -> list[Action]:
         """Every legal action of every player who may act now, each once (see
-        :func:`engine.actions.legal`), plays with every list of at most ``max_targets``
-        targets, in every order. Whether one given action is legal: :meth:`check`."""
+        :func:`engine.actions.legal`), plays with every choice of at most ``max_targets``
+        targets (D37). Whether one given action is legal: :meth:`check`."""
         if isinstance(max_targets, bool) or not isinstance(max_targets, int):
             raise TypeError(f"max_targets is a whole number of targets, not {max_targets!r}")
         if max_targets < 1:

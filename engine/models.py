@@ -106,10 +106,7 @@ class BattlefieldModel(Model):
         return "contested" in self.config and self.f.applier in self.state.players_at(self.bf)
 
     def opponents_face_off_here(self) -> bool:
-        if "contested" not in self.config:
-            return False
-        present = self.state.players_at(self.bf)
-        return any(self.state.opponents(a, b) for a in present for b in present)
+        return "contested" in self.config and bool(self.state.players_facing_off(self.bf))
 
     def both_sides_remain(self) -> bool:
         present = self.state.players_at(self.bf)
@@ -192,10 +189,8 @@ class BattlefieldModel(Model):
         self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
 
     def note_combat_staged(self) -> None:
-        s = self.state
-        present = s.players_at(self.bf)
-        self.table.update_field(self.bf, staged_combatants=tuple(
-            p for p in s.players if p in present and any(s.opponents(p, q) for q in present)))
+        self.table.update_field(self.bf,
+                                staged_combatants=self.state.players_facing_off(self.bf))
         if self.transition and self.transition.event == "restage_combat":
             self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} "
                      "again")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -127,12 +128,15 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None, Outcome]:
     if step.kind == "expect_error":
         inner = step.args
         # a copy compared field by field, not snapshots: a snapshot spells out every card of a
-        # hand, and a hand may hold a million unseen cards (None), which a copy shares as is
+        # hand, and a hand may hold a million unseen cards (None), which a copy shares as is;
+        # what a copy shares and a step could change in place is copied in full
         before = game.state.copy()
+        nested = copy.deepcopy((before.pending, before.chain, before.queued_triggers))
         try:
             game.apply(actions.from_step(inner.kind, inner.args))
         except IllegalAction as refused:
-            if game.state != before:
+            s = game.state
+            if s != before or (s.pending, s.chain, s.queued_triggers) != nested:
                 return [], "the refused step changed the state", "refusal changed the state"
             return [f"refused as expected: {refused}"], None, "as written"
         return [], f"expected {inner.kind} to be refused, but it was legal", "not refused"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 from .state import Card, ChainItem, Field, GameState, Unit, trigger_from
@@ -41,7 +41,6 @@ def _field(data: Mapping[str, Any]) -> Field:
             **data,
             "scored": tuple(data["scored"]),
             "abilities": tuple(map(trigger_from, data["abilities"])),
-            # added within format /1: a snapshot from before has none
             "staged_combatants": tuple(data.get("staged_combatants", ())),
         }
     )
@@ -95,7 +94,7 @@ def load(data: Mapping[str, Any]) -> GameState:
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
-    return GameState(
+    return _with_staged_combatants(GameState(
         players=tuple(data["players"]),
         teams=tuple(tuple(t) for t in data["teams"]) if data["teams"] else None,
         profile=data["profile"],
@@ -125,4 +124,15 @@ def load(data: Mapping[str, Any]) -> GameState:
         winner=data["winner"],
         next_order=data["next_order"],
         blocked_scoring=tuple(data["blocked_scoring"]),
-    )
+    ), data["fields"])
+
+
+def _with_staged_combatants(s: GameState, fields: list[Mapping[str, Any]]) -> GameState:
+    """``staged_combatants`` was added within format /1: a snapshot from before has none. A
+    Combat staged then was staged between the players facing off there (between actions they
+    are always the same), so they are its players."""
+    for f in fields:
+        bf = f["id"]
+        if "staged_combatants" not in f and "combat_staged" in s.bf_config(bf):
+            s.fields[bf] = replace(s.fields[bf], staged_combatants=s.players_facing_off(bf))
+    return s

@@ -282,6 +282,12 @@ class GameState:
         """Players with units at a battlefield, in turn order (the ``players`` list)."""
         return self.units.players_at(bf, self.players)
 
+    def players_facing_off(self, bf: str) -> tuple[str, ...]:
+        """The players at a battlefield who have an opponent there, in turn order: the two
+        players of a Combat there (no more can be: rules.md 8)."""
+        present = self.players_at(bf)
+        return tuple(p for p in present if any(self.opponents(p, q) for q in present))
+
 
 def battlefield_key(bf: str) -> str:
     return f"battlefield:{bf}"

@@ -608,6 +608,27 @@ def test_snapshots_keep_the_keys_of_format_1() -> None:
     assert Game.restore(data).legal_actions() == game.legal_actions()
 
 
+def test_a_snapshot_from_before_staged_combatants_restores_the_same_game() -> None:
+    """``staged_combatants`` was added within format /1: a snapshot without it, taken while a
+    Combat is staged, restores with the staged Combat's players (scenario 243: a third player
+    is still barred)."""
+    from tests.conftest import SCENARIOS
+
+    (path,) = [p for p in SCENARIOS if p.name.startswith("243_")]
+    game = Game.from_scenario(path)
+    for action in [Play("P1", "S1"), Pass("P1"), Pass("P2"), Pass("P3")]:
+        game.apply(action)
+    data = game.snapshot()
+    (field,) = [f for f in data["fields"] if f["id"] == "A"]
+    assert field.pop("staged_combatants") == ["P1", "P2"]
+    restored = Game.restore(data)
+    assert restored.snapshot() == game.snapshot()
+    for played in (game, restored):
+        for action in [Play("P1", "S2"), Pass("P1"), Pass("P2"), Pass("P3")]:
+            played.apply(action)
+        assert played.view()["units"]["F3"]["at"] == "base"
+
+
 def test_winning_by_a_spell_during_a_showdown_does_not_crash() -> None:
     game = Game.from_scenario({
         "name": "win by a spell in a showdown", "players": ["P1", "P2"], "victory_score": 1,

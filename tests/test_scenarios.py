@@ -64,19 +64,31 @@ def test_configurations_change_only_by_events(path):
 
 def test_a_refusal_that_changed_the_state_fails_the_scenario(tmp_path, monkeypatch):
     """expect_error asks for the step to be refused with nothing changed; the runner compares
-    the state before and after, so a refusal that leaves a change behind is caught."""
+    the state before and after, so a refusal that leaves a change behind is caught, also deep
+    inside what a copy of the state shares (a pending choice's options)."""
     from engine import actions
     from engine.errors import IllegalAction
     from engine.runner import FAILED
     from tests.helpers import write_yaml
 
+    rules = actions.check
+
     def refuse_after_a_change(s, action):
         s.scores["P1"] += 1  # the kind of bug the check is there for
+        raise IllegalAction("refused", "CR 000")
+
+    def refuse_after_a_deep_change(s, action):
+        if not s.pending:
+            return rules(s, action)
+        s.pending["options"].append("ghost")
         raise IllegalAction("refused", "CR 000")
 
     path = write_yaml(tmp_path, {"name": "refusal", "players": ["P1", "P2"],
                                  "battlefields": [{"id": "A"}],
                                  "steps": [{"expect_error": {"pass": "P2"}}]})
-    monkeypatch.setattr(actions, "check", refuse_after_a_change)
-    result = run_file(path)
-    assert result.code == FAILED and "the refused step changed the state" in result.message
+    (manual,) = [p for p in SCENARIOS if p.name.startswith("042_")]  # damage choices
+    for broken, scenario in ((refuse_after_a_change, path),
+                             (refuse_after_a_deep_change, manual)):
+        monkeypatch.setattr(actions, "check", broken)
+        result = run_file(scenario)
+        assert result.code == FAILED and "the refused step changed the state" in result.message
