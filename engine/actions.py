@@ -30,7 +30,7 @@ from .action_types import (
 )
 from .effect_needs import Destination, effect_parts, names_its_units, needs, order_matters
 from .errors import IllegalAction
-from .state import Card, ChainItem, GameState
+from .state import Card, ChainItem, GameState, Unit
 
 if TYPE_CHECKING:
     from .core import Table
@@ -284,8 +284,7 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
     for uid, _ in action.damage:
         if uid not in pending["options"]:
             raise IllegalAction(f"{uid} is not one of {pending['options']}", rule)
-    targets = [s.units[uid] for uid in pending["options"]]
-    if not combat.is_legal_assignment(pending["total"], targets, plan):
+    if not combat.is_legal_assignment(pending["total"], _damage_targets(s), plan):
         raise IllegalAction(
             f"{plan} is not a legal assignment of {pending['total']} damage: lethal damage in "
             "full before the next unit, Tanks first, Backline last",
@@ -294,10 +293,14 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
 
 
 def assignment_options(s: GameState) -> list[dict[str, int]]:
-    pending = s.pending
-    assert pending is not None, "asked only while a damage choice is pending"
-    targets = [s.units[uid] for uid in pending["options"]]
-    return combat.legal_assignments(pending["total"], targets)
+    assert s.pending is not None, "asked only while a damage choice is pending"
+    return combat.legal_assignments(s.pending["total"], _damage_targets(s))
+
+
+def _damage_targets(s: GameState) -> list[Unit]:
+    """The units a pending damage choice offers, in the order it lists them."""
+    assert s.pending is not None
+    return [s.units[uid] for uid in s.pending["options"]]
 
 
 _CHECKS: dict[type, Callable[[GameState, Any], None]] = {

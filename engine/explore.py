@@ -270,13 +270,12 @@ def _check_arguments(start: Any, settings: Any) -> None:
             isinstance(i, Invariant) for i in settings.invariants):
         raise TypeError("settings.invariants must be a list of Invariant (see "
                         "engine.invariants: all_invariants, by_names, view_invariant)")
-    for name, least in (("max_turns", 1), ("max_states", 1), ("max_targets", 1),
-                        ("workers", 1)):
+    for name in ("max_turns", "max_states", "max_targets", "workers"):  # each 1 or more
         value = getattr(settings, name)
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"settings.{name} must be an int, not {type(value).__name__}")
-        if value < least:
-            raise ValueError(f"settings.{name} must be {least} or more, not {value}")
+        if value < 1:
+            raise ValueError(f"settings.{name} must be 1 or more, not {value}")
     if settings.workers > MAX_WORKERS:
         raise ValueError(f"settings.workers must be at most {MAX_WORKERS}, not {settings.workers}")
     for name in ("symmetry", "graph"):

@@ -15,7 +15,7 @@ from engine import Game, actions, cli, counterexample, expansion, explore, invar
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
-from engine.state import GameState
+from engine.state import ChainItem, Field, GameState, Unit
 from tests.helpers import write_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -428,6 +428,100 @@ def test_a_state_copy_carries_every_field_and_shares_no_container() -> None:
             assert getattr(copy, name) is not value, f"{name} is shared"
 
 
+# What the key leaves out, and why: fixed for a whole search (the setup's), or a counter whose
+# value does not matter (a unit entering the board always goes last, so only the units' relative
+# order is keyed). Everything else a rule changes must change the key, or two states the rules
+# tell apart would be explored as one.
+KEY_LEAVES_OUT = {
+    GameState: {"players", "teams", "profile", "victory_score", "manual_damage", "next_order"},
+    # static: fixed by the unit's or battlefield's id
+    Unit: {"name", "might", "keywords", "triggers", "timing"},
+    Field: {"id", "name", "index", "abilities"},
+}
+
+
+def configurations_after(state: GameState) -> Any:
+    """The charts' configurations after each legal action from ``state``."""
+    for action in actions.legal(state):
+        yield successor(state, action, FastRuntime()).configs
+
+
+def _another(value: Any, name: str) -> Any:
+    """A value of the same kind as ``value`` that it is not (as the copy test makes them)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 7
+    if isinstance(value, tuple):
+        return (*value, "P1")
+    return f"mark {name}"
+
+
+@pytest.mark.parametrize("symmetry", [False, True], ids=["plain", "symmetry"])
+def test_the_key_holds_every_field_a_rule_can_change(symmetry: bool) -> None:
+    """Each field outside KEY_LEAVES_OUT, changed alone, changes the state's key (plain and
+    with --symmetry): a field left out of the key merges states the rules tell apart (a 2v2
+    search without ``blocked_scoring`` in it finds 4 states fewer)."""
+    start = prepare(str(ONE_V_ONE)).start
+    leaves_out = {cls: set(names) for cls, names in KEY_LEAVES_OUT.items()}
+    key = state_key
+    if symmetry:
+        # U3, a twin of U1, so that the key renames them; with --symmetry the board order
+        # is kept only among the units at one battlefield, and these two are at base
+        start.units["U3"] = dataclasses.replace(start.units["U1"], id="U3",
+                                                order=start.next_order)
+        start.next_order += 1
+        key = explore.Symmetry(start).key
+        assert explore.Symmetry(start).classes == (("U1", "U3"),)
+        leaves_out[GameState].add("units")
+        leaves_out[Unit].add("order")
+    before = key(start)
+    changed = []
+    for f in dataclasses.fields(GameState):
+        if f.name in leaves_out[GameState]:
+            continue
+        state = start.copy()
+        value = getattr(state, f.name)
+        if isinstance(value, dict) and f.name in ("scores", "deck"):
+            value = {**value, "P1": value["P1"] + 1}
+        elif f.name == "hands":
+            value = {**value, "P1": value["P1"][1:]}
+        elif f.name == "units":
+            unit = state.units["U1"]
+            value = value.copy()
+            value["U1"] = dataclasses.replace(unit, order=max(u.order for u in value.values()) + 1)
+        elif f.name == "fields":
+            value = {**value, "A": dataclasses.replace(value["A"], applier="P1")}
+        elif f.name == "configs":
+            value = next(c for c in configurations_after(start) if c != value)
+        elif f.name == "chain":
+            value = [ChainItem("add", "add:P1", "P1")]
+        elif f.name == "pending":
+            value = {"player": "P1", "kind": "mark", "options": ("U1",)}
+        elif f.name == "damage_plan":
+            value = {"P1": {"U1": 1}}
+        elif f.name == "queued_triggers":
+            value = [(("mark",), ChainItem("trigger", "U1:mark", "P1"))]
+        else:
+            value = _another(value, f.name)
+        setattr(state, f.name, value)
+        changed.append(f.name)
+        assert key(state) != before, f"the key does not see {f.name}"
+    assert "blocked_scoring" in changed
+    for cls, where in ((Unit, lambda s: s.units["U1"]), (Field, lambda s: s.fields["A"])):
+        for f in dataclasses.fields(cls):
+            if f.name in leaves_out[cls]:
+                continue
+            state = start.copy()
+            old = where(state)
+            new = dataclasses.replace(old, **{f.name: _another(getattr(old, f.name), f.name)})
+            if cls is Unit:
+                state.units[old.id] = new
+            else:
+                state.fields[old.id] = new
+            assert key(state) != before, f"the key does not see {cls.__name__}.{f.name}"
+
+
 def test_a_combat_staged_again_is_a_new_focus_cycle(tmp_path: Path) -> None:
     """Scenario 242: a trigger's chain in a Combat's resolution ends, No Result stages the
     Combat again, and it begins with Focus to its Attacker. That is the new Combat's first Focus
@@ -481,3 +575,28 @@ def test_the_start_must_be_a_game_state(tmp_path: Path) -> None:
         explore.explore(game, Settings([]))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="settings must be a Settings, not list"):
         explore.explore(game.state, [])  # type: ignore[arg-type]
+
+
+def test_every_state_is_found_first_by_a_shortest_path(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search meets each state first by a path with the fewest turn changes, then the
+    fewest steps (the order counterexamples are kept in): checked against a shortest-path
+    search of the state graph it wrote, over three turns, where a later turn starts from
+    states at many depths."""
+    monkeypatch.setattr(explore, "GRAPH_LIMIT", 20_000)  # room for this search's 8,158 states
+    start = prepare(str(write_yaml(tmp_path, SMALL))).start
+    explorer = explore.Explorer(start, _settings(max_turns=2, graph=True))
+    report = explorer.run()
+    assert report.complete and not report.graph_dropped
+    graph = nx.DiGraph()
+    changes_turn = 10 ** 6  # more than the steps of any path: one turn change outweighs them
+    for parent, child, _action in report.edges:
+        turn_changed = report.nodes[parent]["turn"] != report.nodes[child]["turn"]
+        graph.add_edge(parent, child, weight=1 + changes_turn * turn_changed)
+    shortest = nx.single_source_dijkstra_path_length(graph, 0)
+    assert len(shortest) == report.states
+    later_turns = 0
+    for node, entry in enumerate(explorer.nodes):
+        assert divmod(shortest[node], changes_turn) == (entry.turns, entry.depth), node
+        later_turns += entry.turns > 0
+    assert later_turns > report.states / 3  # 3,679 of 8,158

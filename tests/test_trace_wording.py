@@ -51,6 +51,8 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323)"),
     # a Standard Move: its cost, then its effect
     ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
+    # attackers recalled with defenders left: No Result, not the Defender's win
+    ("038", None, "Combat at A: No Result (CR 461.3)"),
 ])
 def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
     assert line in _lines(number, rules)
@@ -62,6 +64,8 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("003", "recalled instead"),  # the recall line that follows says it
     ("062", "it enters the base"),  # likewise the line that it enters the board
     ("046", "P1 gains Focus: the Attacker"),  # P1 held it already
+    ("038", "(Defender) won"),  # the attackers were recalled: No Result
+    ("038", "no longer an Attacker"),  # a recalled unit leaves the Combat, designation and all
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
