@@ -58,18 +58,16 @@ def resolve_newest(table: Table, rule: str, at_once: bool) -> None:
     table.send("priority", "item_resolved", resolved=item)
 
 
-def priority_after_resolution(table: Table, rule: str, resolved: ChainItem | None) -> None:
+def priority_after_resolution(table: Table, rule: str, back_to: str | None) -> None:
+    """An item resolved and the Chain goes on: Priority ``back_to`` a player (after an Add or
+    a unit), or to the newest item's controller."""
     s = table.state
     s.passes = 0
     if s.winner:
         return  # the item won the game: nobody receives Priority again (docs/decisions.md D13)
-    if resolved is not None and (
-        resolved.kind == "add" or (resolved.card is not None and resolved.card.type == "unit")
-    ):
-        # rules 11.7 and 11.3: back to the player who played the unit or used the Add
-        s.priority = resolved.controller
-        table.say(f"{s.priority} receives Priority again",
-                  "rules 11.3" if resolved.kind == "add" else "rules 11.7")
+    if back_to is not None:
+        s.priority = back_to
+        table.say(f"{s.priority} receives Priority again", rule)
     else:
         priority_to_newest(table, rule)
 

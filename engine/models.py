@@ -80,11 +80,14 @@ class BattlefieldModel(Model):
     def nobody_has_units_here(self) -> bool:
         return not self.state.players_at(self.bf)
 
-    def control_is_frozen(self) -> bool:
-        if self.state.profile == "seed":
-            return "contested" in self.config  # S 184.3.c, 184.4.c
-        # cr-1.4: control is lost only in an Open state, where no contest is ongoing
-        return not self.state.chain_open or "showdown" in self.config
+    def seed_rules(self) -> bool:
+        return self.state.profile == "seed"
+
+    def contested_here(self) -> bool:
+        return "contested" in self.config  # the seed freezes control meanwhile (S 184.3.c)
+
+    def open_with_no_contest_here(self) -> bool:
+        return self.state.chain_open and "showdown" not in self.config
 
     def arrival_contests(self) -> bool:
         return self.args["player"] != self.f.controller
@@ -145,15 +148,17 @@ class BattlefieldModel(Model):
         self.say(f"No units remain at {self.bf}")
 
     def lose_control_of_battlefield(self) -> None:
-        why, rule = "", self.rule
-        if self.transition and self.transition.event == "check_control":
-            if self.state.profile == "seed":
-                why = ": no units there and not Contested [profile seed]"
-            else:  # the chart's transition cites the seed; this profile follows Cleanup step 4
-                why = (": no units there, the state is Open, and no Showdown or Combat is under "
-                       "way there [profile cr-1.4]")
-                rule = "CR 323.6"
-        self.table.say(f"{self.bf}: {self.f.controller} loses control{why}", rule)
+        self._lose_control("")
+
+    def lose_control_while_uncontested(self) -> None:
+        self._lose_control(": no units there and not Contested [profile seed]")
+
+    def lose_control_while_open(self) -> None:
+        self._lose_control(": no units there, the state is Open, and no Showdown or Combat is "
+                           "under way there [profile cr-1.4]")
+
+    def _lose_control(self, why: str) -> None:
+        self.say(f"{self.bf}: {self.f.controller} loses control{why}")
         self.table.update_field(self.bf, controller=None)
 
     def apply_contested(self) -> None:
@@ -189,13 +194,16 @@ class BattlefieldModel(Model):
         self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
 
     def note_combat_staged(self) -> None:
+        self._stage_combat()
+        self.say(f"Cleanup: Combat staged at {self.bf}")
+
+    def note_combat_restaged(self) -> None:
+        self._stage_combat()
+        self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} again")
+
+    def _stage_combat(self) -> None:
         self.table.update_field(self.bf,
                                 staged_combatants=self.state.players_facing_off(self.bf))
-        if self.transition and self.transition.event == "restage_combat":
-            self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} "
-                     "again")
-        else:
-            self.say(f"Cleanup: Combat staged at {self.bf}")
 
     def drop_staged_combat(self) -> None:
         self.table.update_field(self.bf, staged_combatants=())
@@ -255,10 +263,11 @@ class FocusModel(Model):
         contest.give_focus(self.table, applier, self.rule, why="they applied Contested")
 
     def give_focus_to_attacker(self) -> None:
-        why = "the Attacker"
-        if self.transition and self.transition.event == "converted":
-            why += " [profile cr-1.4]"
-        contest.give_focus(self.table, self.state.combatants[0], self.rule, why=why)
+        contest.give_focus(self.table, self.state.combatants[0], self.rule, why="the Attacker")
+
+    def give_focus_to_attacker_after_conversion(self) -> None:
+        contest.give_focus(self.table, self.state.combatants[0], self.rule,
+                           why="the Attacker [profile cr-1.4]")
 
     def remember_focus_holder(self) -> None:
         self.state.focus_at_chain_start = self.state.focus
@@ -310,9 +319,18 @@ class PriorityModel(Model):
         self.state.passes += 1
         self.state.priority = nxt
 
+    def an_add_resolved(self) -> bool:
+        return self.args["resolved"].kind == "add"
+
+    def a_unit_resolved(self) -> bool:
+        card = self.args["resolved"].card
+        return card is not None and card.type == "unit"
+
     def resolve_newest(self) -> None:
-        at_once = self.transition is not None and self.transition.event == "resolve_at_once"
-        chain.resolve_newest(self.table, self.rule, at_once=at_once)
+        chain.resolve_newest(self.table, self.rule, at_once=False)
+
+    def resolve_newest_at_once(self) -> None:
+        chain.resolve_newest(self.table, self.rule, at_once=True)
 
     def join_chain_being_resolved(self) -> None:
         chain.join_chain_being_resolved(self.table, self.rule)
@@ -320,8 +338,11 @@ class PriorityModel(Model):
     def close_chain(self) -> None:
         chain.close(self.table, self.rule)
 
+    def give_priority_back(self) -> None:
+        chain.priority_after_resolution(self.table, self.rule, self.args["resolved"].controller)
+
     def give_priority_after_resolution(self) -> None:
-        chain.priority_after_resolution(self.table, self.rule, self.args.get("resolved"))
+        chain.priority_after_resolution(self.table, self.rule, None)
 
 
 class SchedulerModel(Model):

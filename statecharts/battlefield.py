@@ -38,13 +38,24 @@ class Battlefield(RiftChart):
             establish_control = cite(
                 "S 184.4", uncontrolled.to(controlled, on="take_control_of_battlefield")
             ) | cite("S 184.4", controlled.to.itself(on="take_control_of_battlefield"))
+            # a controller with no units there loses control, except while control is frozen:
+            # the seed freezes it while the battlefield is Contested; cr-1.4's Cleanup loses it
+            # only in an Open state with no Showdown or Combat under way there
             check_control = cite(
                 "S 184.4.c",
                 controlled.to(
                     uncontrolled,
-                    cond="controller_has_no_units_here",
-                    unless="control_is_frozen",
-                    on="lose_control_of_battlefield",
+                    cond=["seed_rules", "controller_has_no_units_here"],
+                    unless="contested_here",
+                    on="lose_control_while_uncontested",
+                ),
+            ) | cite(
+                "CR 323.6",
+                controlled.to(
+                    uncontrolled,
+                    cond=["controller_has_no_units_here", "open_with_no_contest_here"],
+                    unless="seed_rules",
+                    on="lose_control_while_open",
                 ),
             )
             # the end of a non-combat Showdown (rules.md 5.6): the only player with units there
@@ -219,7 +230,7 @@ class Battlefield(RiftChart):
             restage_combat = cite(
                 "CR 461.3.d.1",
                 combat_unstaged.to(
-                    combat_staged, cond="both_sides_remain", on="note_combat_staged"
+                    combat_staged, cond="both_sides_remain", on="note_combat_restaged"
                 ),
             )
             open_combat = cite("CR 323", combat_staged.to(combat_unstaged))

@@ -23,7 +23,7 @@ class Focus(RiftChart):
     converted = cite(
         "seed 000",
         holding.to.itself(cond="seed_keeps_focus", on="return_focus_to_chain_starter"),
-    ) | cite("CR 459.2.c", holding.to.itself(on="give_focus_to_attacker"))
+    ) | cite("CR 459.2.c", holding.to.itself(on="give_focus_to_attacker_after_conversion"))
     pass_focus = cite(
         "CR 347", holding.to(nobody, cond="everyone_else_has_passed", on="end_showdown")
     ) | cite("CR 347", holding.to.itself(on="hand_focus_to_next"))

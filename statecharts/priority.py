@@ -24,7 +24,17 @@ class Priority(RiftChart):
         "CR 339.1",
         priority_window.to(resolving, cond="everyone_else_has_passed", on="resolve_newest"),
     ) | cite("CR 338.1.c.1", priority_window.to.itself(on="hand_priority_to_next"))
-    resolve_at_once = cite("CR 337.1.c", priority_window.to(resolving, on="resolve_newest"))
-    item_resolved = cite(
-        "CR 340.2", resolving.to(open, cond="chain_is_empty", on="close_chain")
-    ) | cite("CR 340.4", resolving.to(priority_window, on="give_priority_after_resolution"))
+    resolve_at_once = cite(
+        "CR 337.1.c", priority_window.to(resolving, on="resolve_newest_at_once")
+    )
+    # after an Add or a unit, Priority goes back to its player (rules.md 11.3, 11.7); after
+    # anything else, to the controller of the newest item left
+    item_resolved = (
+        cite("CR 340.2", resolving.to(open, cond="chain_is_empty", on="close_chain"))
+        | cite("rules 11.3",
+               resolving.to(priority_window, cond="an_add_resolved", on="give_priority_back"))
+        | cite("rules 11.7",
+               resolving.to(priority_window, cond="a_unit_resolved", on="give_priority_back"))
+        | cite("CR 340.4",
+               resolving.to(priority_window, on="give_priority_after_resolution"))
+    )

@@ -52,7 +52,7 @@ MUTATIONS: dict[str, tuple[object, str, Callable]] = {
         "applier_has_no_units_here",
         lambda self: False,
     ),
-    "control is never frozen": (models.BattlefieldModel, "control_is_frozen", lambda self: False),
+    "control is never frozen": (models.BattlefieldModel, "contested_here", lambda self: False),
     "combats are never staged": (
         models.BattlefieldModel,
         "opponents_face_off_here",

@@ -115,7 +115,9 @@ def test_graph_node_attributes_on_the_battlefield():
     check = graph.get_edge_data("controlled", "uncontrolled")
     guards = sorted(data["guard"] for data in check.values())
     assert guards == [
-        "controller_has_no_units_here and not control_is_frozen", "nobody_has_units_here"
+        "controller_has_no_units_here and open_with_no_contest_here and not seed_rules",
+        "nobody_has_units_here",
+        "seed_rules and controller_has_no_units_here and not contested_here",
     ]
 
 
@@ -149,7 +151,8 @@ def test_dot_and_mermaid_are_identical_in_a_fresh_process():
 def test_labels_show_event_guard_and_rule():
     dot = chart_dot("battlefield")
     mermaid = chart_mermaid("battlefield")
-    label = "check_control [controller_has_no_units_here and not control_is_frozen] (S 184.4.c)"
+    label = ("check_control [seed_rules and controller_has_no_units_here and not contested_here]"
+             " (S 184.4.c)")
     assert f'label="{label}"' in dot
     assert f"controlled --> uncontrolled : {label}" in mermaid
     assert "0x" not in dot  # no memory addresses
