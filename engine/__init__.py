@@ -5,12 +5,20 @@ The stable API for other programs::
     from engine import Game, IllegalAction, ScenarioError
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from .actions import Action, Add, Assign, Choose, EndTurn, Move, Pass, Play
-from .errors import IllegalAction, RiftchartError, ScenarioError
+from .errors import ActionInProgress, IllegalAction, RiftchartError, ScenarioError
 from .game import Game
+
+try:
+    __version__ = version("riftchart")
+except PackageNotFoundError:  # the sources on sys.path, not installed
+    __version__ = "unknown"
 
 __all__ = [
     "Action",
+    "ActionInProgress",
     "Add",
     "Assign",
     "Choose",

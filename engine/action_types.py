@@ -22,6 +22,9 @@ class Move:
     units: tuple[str, ...]
     to: str
 
+    def __post_init__(self) -> None:
+        _as_tuple(self, "units")
+
 
 @dataclass(frozen=True)
 class Play:
@@ -31,6 +34,9 @@ class Play:
     card: str
     targets: tuple[str, ...] = ()
     to: str | None = None
+
+    def __post_init__(self) -> None:
+        _as_tuple(self, "targets")
 
 
 @dataclass(frozen=True)
@@ -62,10 +68,29 @@ class Assign:
     player: str
     damage: tuple[tuple[str, int], ...]
 
+    def __post_init__(self) -> None:
+        damage: Any = self.damage
+        if isinstance(damage, Mapping):
+            # a wrong key or amount stays in the dict, for as_action to name in its terms
+            if all(isinstance(uid, str) and isinstance(n, int) for uid, n in damage.items()):
+                object.__setattr__(self, "damage", tuple(damage.items()))
+        elif isinstance(damage, tuple | list):
+            pairs = tuple(tuple(p) if isinstance(p, list) else p for p in damage)
+            object.__setattr__(self, "damage", pairs)
+
 
 @dataclass(frozen=True)
 class EndTurn:
     player: str
+
+
+def _as_tuple(action: Any, name: str) -> None:
+    """A list given for a tuple field made a tuple, so that an action built from JSON data
+    equals, and hashes like, the same action built with tuples (the field's type is checked
+    by :func:`as_action`)."""
+    value = getattr(action, name)
+    if isinstance(value, list):
+        object.__setattr__(action, name, tuple(value))
 
 
 Action = Move | Play | Pass | Add | Choose | Assign | EndTurn
@@ -199,23 +224,38 @@ def _shown(value: Any) -> str:
     return f"the {kind} {_REPR.repr(value)}"
 
 
+#: The fields of each step whose payload is a mapping (the others take a player id)
+_STEP_FIELDS = {"move": ("player", "units", "to"), "play": ("player", "card"),
+                "choose": ("player", "battlefield"), "assign": ("player", "damage")}
+_PLAYER_STEPS = {"pass": Pass, "add": Add, "end_turn": EndTurn}
+
+
 def from_step(kind: str, args: Any) -> Action:
-    """The action a scenario step names (its payload already validated by the loader)."""
+    """The action a scenario step names: ``from_step("move", {"player": "P1", "units":
+    ["U1"], "to": "A"})``. A kind that is no action step, or a payload without a field it
+    needs, is a ValueError; a field of the wrong type a TypeError naming it (as
+    :func:`as_action` says)."""
+    if kind in _PLAYER_STEPS:
+        return as_action(_PLAYER_STEPS[kind](args))
+    if kind not in _STEP_FIELDS:
+        raise ValueError(f"not an action step: {kind!r} (one of "
+                         f"{', '.join(sorted([*_STEP_FIELDS, *_PLAYER_STEPS]))})")
+    needed = _STEP_FIELDS[kind]
+    if not isinstance(args, Mapping):
+        raise TypeError(f"a {kind} step's payload is a mapping of {', '.join(needed)}, "
+                        f"not {_shown(args)}")
+    missing = [name for name in needed if name not in args]
+    if missing:
+        raise ValueError(f"a {kind} step needs {', '.join(missing)}")
     if kind == "move":
-        return Move(args["player"], tuple(args["units"]), args["to"])
-    if kind == "play":
-        return Play(args["player"], args["card"], tuple(args.get("targets") or ()), args.get("to"))
-    if kind == "pass":
-        return Pass(args)
-    if kind == "add":
-        return Add(args)
-    if kind == "choose":
-        return Choose(args["player"], args["battlefield"])
-    if kind == "assign":
-        return Assign(args["player"], tuple(args["damage"].items()))
-    if kind == "end_turn":
-        return EndTurn(args)
-    raise ValueError(f"not an action step: {kind}")
+        action: Action = Move(args["player"], args["units"], args["to"])
+    elif kind == "play":
+        action = Play(args["player"], args["card"], args.get("targets") or (), args.get("to"))
+    elif kind == "choose":
+        action = Choose(args["player"], args["battlefield"])
+    else:
+        action = Assign(args["player"], args["damage"])
+    return as_action(action)
 
 
 def to_step(action: Action) -> dict[str, Any]:
@@ -233,5 +273,7 @@ def to_step(action: Action) -> dict[str, Any]:
         return {"choose": {"player": action.player, "battlefield": action.battlefield}}
     if isinstance(action, Assign):
         return {"assign": {"player": action.player, "damage": dict(action.damage)}}
-    kind = {Pass: "pass", Add: "add", EndTurn: "end_turn"}[type(action)]
-    return {kind: action.player}
+    for kind, step_type in _PLAYER_STEPS.items():
+        if type(action) is step_type:
+            return {kind: action.player}
+    raise TypeError(f"not a riftchart action: {_shown(action)}")

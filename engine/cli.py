@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from . import diagrams, graphs, runner, streams
+from . import __version__, diagrams, graphs, runner, streams
 from .state import PROFILES
 
 T = TypeVar("T")
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="riftchart", description="Statecharts of the Riftbound battlefield rules"
     )
+    parser.add_argument("--version", action="version", version=f"riftchart {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run scenario files and print their traces")

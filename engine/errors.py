@@ -21,6 +21,12 @@ class IllegalAction(RiftchartError):
         return (type(self), (self.message, self.rule))
 
 
+class ActionInProgress(RiftchartError):
+    """``apply`` called on a game that is still taking an action (from an observer): the
+    inner call is refused, and the outer action, which the observer's error reaches, is
+    undone, so the game is as it was before both."""
+
+
 def counted(n: int, noun: str) -> str:
     """``1 point``, ``2 points``: a count and its noun, as the trace and reports say it."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -20,6 +20,7 @@ from typing import Any
 from . import actions, snapshot
 from .actions import Action
 from .core import Observer, Table
+from .errors import ActionInProgress
 from .runtime import FastRuntime, Runtime
 from .scenario import BattlefieldSpec, CardSpec, Scenario, UnitSpec, load_scenario
 from .state import Card, Field, GameState, Unit, battlefield_key, initial_configs, trigger_from
@@ -33,6 +34,7 @@ class Game:
     def __init__(self, state: GameState, runtime: Runtime | None = None) -> None:
         self._table = Table(state, _a_runtime(runtime))
         self.log: list[Action] = []
+        self._applying = False  # an action is under way (an observer is being told of it)
 
     # --- making one --------------------------------------------------------------------
 
@@ -71,19 +73,27 @@ class Game:
         """Take ``action``; returns the trace lines it produced.
 
         All or nothing: if anything raises on the way (an observer, say), the game is put
-        back exactly as it was and the exception goes on to the caller.
+        back exactly as it was and the exception goes on to the caller. An observer may not
+        apply an action to the game that is telling it of one (:class:`ActionInProgress`).
         """
+        if self._applying:
+            raise ActionInProgress(
+                f"apply({action!r}) while this game is still taking an action: an observer "
+                "may read the game, not act in it")
         action = actions.as_action(action)
         table = self._table
         actions.check(table.state, action)
         before = table.state.copy()
         start = len(table.lines)
+        self._applying = True
         try:
             actions.perform(table, action)
         except BaseException:
             table.state = before
             del table.lines[start:]
             raise
+        finally:
+            self._applying = False
         self.log.append(action)
         return table.lines[start:]
 

@@ -6,11 +6,24 @@ from __future__ import annotations
 import importlib.resources
 import pickle
 from dataclasses import fields, replace
+from typing import Any
 
 import pytest
 import yaml
 
-from engine import Add, Assign, Choose, EndTurn, Game, IllegalAction, Move, Pass, Play
+from engine import (
+    ActionInProgress,
+    Add,
+    Assign,
+    Choose,
+    EndTurn,
+    Game,
+    IllegalAction,
+    Move,
+    Pass,
+    Play,
+    actions,
+)
 from engine.actions import ACTION_TYPES
 from engine.runtime import CheckedRuntime
 from tests.conftest import ROOT
@@ -247,3 +260,55 @@ def test_a_runtime_that_is_not_one_is_refused_at_once() -> None:
     with pytest.raises(TypeError, match=r"instance is needed, not the class: CheckedRuntime\(\)"):
         Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml",
                            runtime=CheckedRuntime)
+
+
+def test_an_action_built_with_lists_equals_the_one_built_with_tuples() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    move = Move("P1", ["U1"], "A")
+    assert move == Move("P1", ("U1",), "A") and hash(move) == hash(Move("P1", ("U1",), "A"))
+    assert move in game.legal_actions()
+    assert Assign("P1", [["E1", 2]]) == Assign("P1", {"E1": 2}) == Assign("P1", (("E1", 2),))
+
+
+@pytest.mark.parametrize("every_time", [False, True], ids=["once", "every transition"])
+def test_an_observer_may_not_act_in_the_game_that_tells_it(every_time: bool) -> None:
+    """An observer's apply is refused with ActionInProgress, and the action under way is
+    undone (it once took the inner action first and left the turn chart in Ending with a
+    Showdown open; calling it every time ran out of stack)."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    before = game.to_json()
+    calls: list[int] = []
+
+    def meddle(_step: Any) -> None:
+        if every_time or not calls:
+            calls.append(1)
+            game.apply(EndTurn("P1"))
+
+    game.observe(meddle)
+    with pytest.raises(ActionInProgress, match="observer"):
+        game.apply(Move("P1", ("U1",), "A"))
+    assert game.to_json() == before and game.log == [] and game.trace == []
+    assert calls == [1]
+
+
+@pytest.mark.parametrize(("kind", "args", "error", "message"), [
+    ("move", {"player": "P1"}, ValueError, "a move step needs units, to"),
+    ("move", "P1", TypeError, "a move step's payload is a mapping of player, units, to"),
+    ("fly", "P1", ValueError, "not an action step: 'fly'"),
+    ("pass", 3, TypeError, "Pass.player is a player id"),
+    ("play", {"player": "P1", "card": 5}, TypeError, "Play.card is a card id"),
+])
+def test_a_bad_step_is_a_typed_error_naming_what_is_wrong(kind: str, args: Any, error: type,
+                                                          message: str) -> None:
+    with pytest.raises(error) as raised:
+        actions.from_step(kind, args)
+    assert str(raised.value).startswith(message)
+
+
+def test_every_legal_action_goes_to_a_step_and_back() -> None:
+    game = _manual_damage_game()
+    for action in game.legal_actions(max_targets=2):
+        ((kind, args),) = actions.to_step(action).items()
+        assert actions.from_step(kind, args) == action
+    with pytest.raises(TypeError, match="not a riftchart action"):
+        actions.to_step("end_turn")

@@ -544,3 +544,16 @@ def test_decision_d11_lists_every_citation_the_code_makes():
         return bool(number) and any(lo <= int(number[1]) <= hi for lo, hi in sections)
 
     assert sorted(r for r in cited if r not in named and not in_a_section(r)) == []
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    import engine
+    from engine import cli
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"riftchart {version('riftchart')}\n"
+    assert engine.__version__ == version("riftchart")
