@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -229,7 +230,9 @@ class Checker:
 
     def id_text(self, value: Any, at: _At) -> str:
         if not isinstance(value, str):
-            self.fail(at, f"an id must be a string, got {_kind(value)} (quote it)")
+            # YAML reads an unquoted 12, yes or 2024-01-01 as a number, boolean or date
+            hint = " (quote it)" if isinstance(value, int | float | datetime.date) else ""
+            self.fail(at, f"an id must be a string, got {_kind(value)}{hint}")
         if not value.strip():
             self.fail(at, "an id must not be empty or only spaces" if value else
                       "an id must not be empty")
@@ -696,7 +699,11 @@ class Checker:
                     self.player(*self.field(turn, "player", where))
                 if "phase" in turn:
                     self.choice(*self.field(turn, "phase", where), PHASES)
-        return _plain(entry)
+        expected = _plain(entry)
+        for key in ("staged", "scored_this_turn"):
+            if isinstance(expected.get(key), dict):
+                expected[key] = {bf: [] if v is None else v for bf, v in expected[key].items()}
+        return expected
 
     def keyed(self, value: Any, at: _At, check_key: Callable[[Any, _At], Any],
               check_value: Callable[[Any, _At], Any]) -> None:
@@ -712,10 +719,14 @@ class Checker:
 
     # An expected list may name a value twice: it is compared whole with the view, which never
     # repeats one, so such an expect fails (exit 1) rather than making the file invalid.
+    # A battlefield's entry in `staged` or `scored_this_turn` is a list; null is read as the
+    # empty list (scenario-format.md: these mappings show "[] or null when empty"; D38)
     def expected_players(self, value: Any, at: _At) -> tuple[str, ...]:
-        return self.each(value, at, self.player)
+        return () if value is None else self.each(value, at, self.player)
 
     def expected_staged(self, value: Any, at: _At) -> tuple[str, ...]:
+        if value is None:
+            return ()
         return self.each(value, at, lambda item, where: self.choice(item, where, STAGED_KINDS))
 
     def expect_showdown(self, value: Any, at: _At) -> None:

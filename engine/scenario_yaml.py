@@ -4,6 +4,7 @@ limits are described in :mod:`engine.scenario`)."""
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Collection, Mapping
 from typing import Any, NoReturn
 
@@ -105,6 +106,11 @@ class _ScenarioLoader(yaml.SafeLoader):
             value = self.yaml_constructors[node.tag](self, node)
         except Exception:  # e.g. `!!int ''` or `!!bool x` break PyYAML's builders
             kind = node.tag.removeprefix(_TAG)
+            digits = sum(c.isdigit() for c in str(node.value))
+            if kind == "int" and digits > sys.get_int_max_str_digits():
+                # Python reads no longer number from text; no count here comes near one
+                self.fail(path, f"a number of {digits:,} digits is out of range (at most "
+                          f"{sys.get_int_max_str_digits():,} digits are read)", line)
             self.fail(path, f"unreadable {kind} {quoted(node.value)}", line)
         if isinstance(value, str) and _SURROGATE.search(value):
             value = self.join_surrogates(value, path, line)
@@ -117,10 +123,15 @@ class _ScenarioLoader(yaml.SafeLoader):
         self.check_tag(node, _MAP_TAG, path)
         mapping = _Map(_line(node.start_mark))
         merged: list[yaml.Node] = []
+        merge_line: int | None = None  # where the mapping's << is, once met
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 self.fail(path, "a mapping key must be a plain value", _line(key_node.start_mark))
             if key_node.tag == _MERGE_TAG:
+                if merge_line is not None:  # a second << is a key given twice
+                    self.fail(join_path(path, "<<"), "duplicate key '<<' (merge several "
+                              "mappings with one: <<: [*a, *b])", _line(key_node.start_mark))
+                merge_line = _line(key_node.start_mark)
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [
                     value_node]
                 merged += sources

@@ -1124,6 +1124,23 @@ def test_a_key_given_twice_is_refused_even_beside_a_merge(tmp_path: Path) -> Non
     assert (error.field, error.message) == ("units[1].id", "duplicate key 'id'")
     scalar = ALIASES.replace("{<<: *unit, id: U2, might: 3}", "{<<: U1, id: U2}")
     assert "merge key" in rejected_text(tmp_path, scalar).message
+    # two merge keys are a key given twice too (the one list form merges several)
+    merges = ALIASES.replace("{<<: *unit, id: U2, might: 3}",
+                             "{<<: *unit, <<: {might: 3}, id: U2}")
+    error = rejected_text(tmp_path, merges)
+    assert (error.field, error.message.split(" (")[0]) == ("units[1].<<", "duplicate key '<<'")
+    several = ALIASES.replace("{<<: *unit, id: U2, might: 3}", "{<<: [{might: 3}, *unit], id: U2}")
+    assert load_scenario_text(several, "several").units[1].might == 3
+
+
+@pytest.mark.parametrize(("value", "hint"), [("12", True), ("yes", True), ("[P1]", False),
+                                             ("{a: 1}", False)])
+def test_quote_it_is_said_of_values_yaml_read_as_numbers_booleans_or_dates(
+        tmp_path: Path, value: str, hint: bool) -> None:
+    text = FORMAT_EXAMPLE.replace("- move: {player: P1, units: [U1], to: A}", f"- pass: {value}")
+    error = rejected_text(tmp_path, text)
+    assert error.message.startswith("an id must be a string")
+    assert error.message.endswith("(quote it)") == hint
 
 
 def test_deep_nesting_is_refused(tmp_path: Path) -> None:
@@ -1286,3 +1303,35 @@ def test_an_effect_given_no_argument_takes_none() -> None:
     assert hand[1].effect == {"sequence": [{"move": {}}, {"kill": {}}]}
     data["hands"] = {"P1": [{"id": "S1", "type": "spell", "effect": {"draw": None}}]}
     assert "expected an integer, got null" in rejected(data).message
+
+
+@pytest.mark.parametrize(("expected", "holds"), [
+    ({"staged": {"A": None}}, True),
+    ({"scored_this_turn": {"A": None}}, False),  # P1 scored A
+    ({"scored_this_turn": {"A": ["P1"]}}, True),
+])
+def test_null_for_an_empty_list_in_expect_is_the_empty_list(tmp_path: Path, expected: dict,
+                                                            holds: bool) -> None:
+    """D38: ``null`` in `staged` or `scored_this_turn` is ``[]``, compared as such."""
+    from engine.runner import FAILED, OK, run_file
+
+    steps = [{"move": {"player": "P1", "units": ["U1"], "to": "A"}}, {"pass": "P1"},
+             {"pass": "P2"}, {"expect": expected}]
+    scenario = {"name": "null", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+                "units": [{"id": "U1", "controller": "P1", "might": 2, "at": "base"}],
+                "steps": steps}
+    path = tmp_path / "null.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    assert run_file(path).code == (OK if holds else FAILED)
+
+
+def test_a_number_too_long_to_read_is_out_of_range(tmp_path: Path) -> None:
+    """Python reads at most 4,300 digits from text: a longer number is said to be out of
+    range, not "unreadable", in a setup field and in an expect alike."""
+    digits = "9" * 4_400
+    setup = rejected_text(tmp_path, FORMAT_EXAMPLE + f"victory_score: {digits}\n")
+    assert (setup.field, setup.message) == (
+        "victory_score", "a number of 4,400 digits is out of range (at most 4,300 digits "
+        "are read)")
+    expect = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {digits}}}}}\n")
+    assert expect.field.endswith("].expect.score.P1") and "out of range" in expect.message
