@@ -81,6 +81,8 @@ class Assign:
 
 @dataclass(frozen=True)
 class EndTurn:
+    """End the turn (CR 316.6): only the turn player, from the Main phase in Neutral Open."""
+
     player: str
 
 

@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -74,7 +75,7 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         graph_note = _write_graph(args.graph, report, err) if args.graph else None
     except OSError as error:
         unwritten = error
-    summary = _summary(args, prepared, settings, report, plain, written, graph_note)
+    summary = report_summary(args.file, prepared, settings, report, plain, written, graph_note)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -192,13 +193,20 @@ def _write_graph(path: str, report: Report, err: TextIO) -> str:
     return f"graph written to {path}"
 
 
-def _summary(args: argparse.Namespace, prepared: Prepared, settings: Settings, report: Report,
-             plain: Report | None, written: dict[str, Path], graph_note: str | None) -> dict:
+def report_summary(file: str, prepared: Prepared, settings: Settings, report: Report,
+                   plain: Report | None = None, written: Mapping[str, Path] | None = None,
+                   graph_note: str | None = None) -> dict[str, Any]:
+    """The report as ``riftchart check --json`` prints it, for a search from ``file`` (as
+    :func:`engine.explore.prepare` prepared it) with ``settings``: ``plain`` is the search
+    without symmetry, where ``settings.symmetry`` (for the reduction), ``written`` the
+    counterexample files by invariant name (:func:`engine.counterexample.write_all`), and
+    ``graph_note`` what became of the ``--graph`` file."""
+    written = written or {}
     profile = prepared.start.profile
     checked = [inv.name for inv in settings.invariants if inv.applies_to(profile)]
     skipped = [inv.name for inv in settings.invariants if not inv.applies_to(profile)]
     summary: dict[str, Any] = {
-        "file": args.file,
+        "file": file,
         "rules": profile,
         "invariants": checked,
         "not_applicable": skipped,

@@ -161,7 +161,7 @@ def _plan_text(s: GameState, plan: dict[str, int]) -> str:
     return ", ".join(f"{n} to {uid}" for uid, n in ordered if n) or "no damage"
 
 
-def deal_damage(table: Table, bf: str, rule: str) -> None:
+def deal_damage(table: Table, rule: str) -> None:
     """All combat damage is dealt at once; it is checked only in resolution task 1 (11.5)."""
     s = table.state
     for player in s.combatants:

@@ -59,6 +59,8 @@ _Pair = tuple[StepRecord | None, StepRecord | None]  # a step under each profile
 
 @dataclass
 class Comparison:
+    """One file run under both rules profiles, and where the two runs part."""
+
     path: str
     name: str
     runs: tuple[RunResult, RunResult]

@@ -46,7 +46,7 @@ def successor(state: GameState, action: Action, runtime: Runtime | None = None,
     return child
 
 
-class Step(NamedTuple):
+class Successor(NamedTuple):
     """One transition from an expanded state."""
 
     action: Action
@@ -63,7 +63,7 @@ class Expanded(NamedTuple):
     legal_count: int
     won: bool  # the state has a winner
     failures: list[tuple[str, dict]]  # (invariant name, witness) of the state invariants
-    successors: list[Step]
+    successors: list[Successor]
     attributes: dict[str, Any] | None  # for the --graph file
     unlisted: int  # more transitions, to states known before, that a worker did not list
 
@@ -87,19 +87,19 @@ class Expansion:
 
     def process(self, node: int, state: GameState, expand: bool, keep: Keep) -> Expanded:
         """Check one state and, if ``expand``, compute its successors; each child is what
-        ``keep(key, child state)`` makes of it (see :class:`Step`)."""
+        ``keep(key, child state)`` makes of it (see :class:`Successor`)."""
         legal = actions.legal(state, self.max_targets)
         failures = [
             (inv.name, inv.witness(state, None))
             for inv in self.state_checks
             if not inv.holds(state, legal)
         ]
-        successors = [self._step(state, action, keep) for action in legal] if expand else []
+        successors = [self._successor(state, action, keep) for action in legal] if expand else []
         attributes = node_attributes(state) if self.graph else None
         return Expanded(node, len(legal), state.winner is not None, failures, successors,
                         attributes, 0)
 
-    def _step(self, state: GameState, action: Action, keep: Keep) -> Step:
+    def _successor(self, state: GameState, action: Action, keep: Keep) -> Successor:
         child = successor(state, action, self.runtime, self.fixpoints)
         failures = [
             (inv.name, inv.witness(child, state))
@@ -107,7 +107,8 @@ class Expansion:
             if not inv.holds(state, action, child)
         ] or ()  # nearly always: and () costs nothing to send to the parent
         key = self.key(child)
-        return Step(action, key, keep(key, child), child.turn_player != state.turn_player, failures)
+        return Successor(action, key, keep(key, child), child.turn_player != state.turn_player,
+                         failures)
 
 
 Keep = Callable[[Any, GameState], Any]

@@ -28,7 +28,7 @@ from typing import Any
 from . import actions
 from .actions import Action
 from .errors import IllegalAction, ScenarioError
-from .expansion import Expansion, Settings, itself, successor
+from .expansion import Expanded, Expansion, Settings, itself, successor
 from .game import Game
 from .invariants import Invariant
 from .scenario import Scenario, load_scenario
@@ -59,6 +59,9 @@ class Violation:
 
 @dataclass
 class Report:
+    """What a search found: counts, bounds, time, and the shortest violation of each invariant
+    (see docs/model-checking.md, Report)."""
+
     states: int = 0
     transitions: int = 0
     max_depth: int = 0
@@ -160,7 +163,7 @@ class Explorer:
                 self.progress(self.report, len(self.nodes))
         return next_turn
 
-    def _process(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
+    def _process(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[Expanded]:
         """Results for a level in its order, from the worker processes or from here. Past
         --max-states the states already found are still expanded (their transitions counted
         and checked); only new states are refused (see :meth:`_discover`)."""
@@ -170,21 +173,21 @@ class Explorer:
             return self._workers.expand(level, expand)
         return (self.context.process(node, state, expand, itself) for node, state in level)
 
-    def _merge(self, result: tuple, buckets: dict, next_turn: dict) -> None:
-        node, legal_count, won, failures, successors, attributes, unlisted = result
+    def _merge(self, result: Expanded, buckets: dict, next_turn: dict) -> None:
+        node = result.node
         report = self.report
-        if legal_count == 0:
+        if result.legal_count == 0:
             report.terminal += 1
-            report.deadlocks += 0 if won else 1
+            report.deadlocks += 0 if result.won else 1
         if not self._expanding(node):
             report.frontier += 1
-        if attributes is not None and not report.graph_dropped:
-            report.nodes[node] = attributes
-        for name, witness in failures:
+        if result.attributes is not None and not report.graph_dropped:
+            report.nodes[node] = result.attributes
+        for name, witness in result.failures:
             self._violated(name, node, node, None, witness, False)
-        report.transitions += len(successors) + unlisted
+        report.transitions += len(result.successors) + result.unlisted
         index = self.index
-        for action, key, child, turn_changed, failures in successors:
+        for action, key, child, turn_changed, failures in result.successors:
             target = index.get(key)
             if target is None:
                 target = self._discover(node, action, key, child, turn_changed, buckets,

@@ -233,8 +233,7 @@ def focus_in_showdown(s: GameState, legal: Sequence[Action]) -> bool:
         return s.focus is None
     if s.pending or not s.chain_open:
         return True
-    config = s.configs[battlefield_key(s.contest)]
-    if "non_combat" in config or "combat_showdown" in config:
+    if _in_focus_cycle(s):
         return s.focus is not None and s.priority == s.focus
     return s.focus is None
 

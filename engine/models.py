@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import chain, combat, contest, scoring, turn
 from .runtime import Configuration, Transition
-from .state import Field, battlefield_key, chart_of
+from .state import Field, battlefield_key, battlefield_of, chart_of
 
 if TYPE_CHECKING:
     from .core import Table
@@ -48,14 +48,14 @@ class Model:
 class BattlefieldModel(Model):
     __slots__ = ("bf", "key")
 
-    def __init__(self, table: Table, bf: str, args: dict[str, Any], key: str | None = None):
+    def __init__(self, table: Table, bf: str, args: dict[str, Any], key: str):
         # Model.__init__ written out: Cleanup makes one of these for every question it asks
         self.table = table
         self.state = table.state
         self.args = args
         self.transition = None
         self.bf = bf
-        self.key = key or battlefield_key(bf)
+        self.key = key
 
     @property
     def config(self) -> Configuration:
@@ -230,7 +230,7 @@ class BattlefieldModel(Model):
         self.say("No damage step: attackers and defenders do not both remain")
 
     def deal_combat_damage(self) -> None:
-        combat.deal_damage(self.table, self.bf, self.rule)
+        combat.deal_damage(self.table, self.rule)
 
     def kill_heal_and_recall(self) -> None:
         combat.kill_heal_and_recall(self.table, self.bf, self.rule)
@@ -407,7 +407,7 @@ class TurnModel(Model):
 def model_factory(key: str) -> Callable[[Table, dict[str, Any]], Model]:
     """How to make the model of the chart at ``key`` for one event (the key is fixed)."""
     if chart_of(key) == "battlefield":
-        bf = key.split(":", 1)[1]
+        bf = battlefield_of(key)
         return lambda table, args: BattlefieldModel(table, bf, args, key)
     return _MODELS[key]
 

@@ -45,6 +45,9 @@ class StepRecord:
 
 @dataclass
 class RunResult:
+    """One scenario file as it ran: its exit code (OK, FAILED or INVALID), the message of its
+    failure, and every step's record."""
+
     path: str
     name: str
     rules: str

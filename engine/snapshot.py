@@ -14,25 +14,18 @@ FORMAT = "riftchart-snapshot/1"
 
 
 def _card(data: Mapping[str, Any] | None) -> Card | None:
-    if data is None:
-        return None
-    return Card(
-        **{
-            **data,
-            "keywords": tuple(data["keywords"]),
-            "triggers": tuple(map(trigger_from, data["triggers"])),
-        }
-    )
+    return None if data is None else Card(**_with_tuples(data))
 
 
 def _unit(data: Mapping[str, Any]) -> Unit:
-    return Unit(
-        **{
-            **data,
-            "keywords": tuple(data["keywords"]),
-            "triggers": tuple(map(trigger_from, data["triggers"])),
-        }
-    )
+    return Unit(**_with_tuples(data))
+
+
+def _with_tuples(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A card's or unit's fields, with the lists JSON made of its keywords and triggers
+    made tuples again."""
+    return {**data, "keywords": tuple(data["keywords"]),
+            "triggers": tuple(map(trigger_from, data["triggers"]))}
 
 
 def _field(data: Mapping[str, Any]) -> Field:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any
 
+from statecharts import GAME_WIDE_CHARTS
+
 from .runtime import Configuration, compiled
 from .units import Units
 
@@ -56,6 +58,8 @@ def trigger_from(data: Any) -> Trigger:
 
 @dataclass(frozen=True)
 class Card(Frozen):
+    """A card in a hand or on the Chain, as the scenario set it up."""
+
     id: str
     name: str | None
     type: str  # "spell" or "unit"
@@ -68,6 +72,9 @@ class Card(Frozen):
 
 @dataclass(frozen=True)
 class Unit(Frozen):
+    """A unit: its static card data (Might, keywords, triggers) and where it is and how it is
+    now (exhausted, stunned, damage, Combat designation). Immutable: a change is a new Unit."""
+
     id: str
     name: str | None
     owner: str
@@ -121,6 +128,8 @@ class Field(Frozen):
 
 @dataclass(frozen=True)
 class ChainItem(Frozen):
+    """One item on the Chain: a card, a triggered ability or an Add (CR 328)."""
+
     kind: str  # "card", "trigger" or "add"
     label: str  # as the state view shows it: card id, SOURCE:EVENT, add:PLAYER
     controller: str | None  # None: an uncontrolled battlefield's ability ("you" is no one)
@@ -134,6 +143,11 @@ class ChainItem(Frozen):
 
 @dataclass
 class GameState:
+    """Everything about a game in play, as one value: the players and scores, the units and
+    battlefields, hands, the Chain, who holds Focus and Priority, the contest under way, and
+    every chart's configuration (``configs``). The rules procedures change it through a
+    ``Table``; the model checker copies it (:meth:`copy`) and keys it (``statekeys``)."""
+
     players: tuple[str, ...]
     teams: tuple[tuple[str, ...], ...] | None
     profile: str
@@ -293,6 +307,11 @@ def battlefield_key(bf: str) -> str:
     return f"battlefield:{bf}"
 
 
+def battlefield_of(key: str) -> str:
+    """The battlefield a battlefield chart's key names: ``battlefield:A`` -> ``A``."""
+    return key.split(":", 1)[1]
+
+
 def chart_of(key: str) -> str:
     """The chart a chart key runs: ``battlefield:A`` -> ``battlefield``; the game-wide charts
     are keyed by their name."""
@@ -301,6 +320,6 @@ def chart_of(key: str) -> str:
 
 def initial_configs(battlefields: list[str]) -> dict[str, Configuration]:
     configs = {battlefield_key(bf): compiled("battlefield").initial for bf in battlefields}
-    for chart in ("focus", "priority", "scheduler", "turn"):
+    for chart in GAME_WIDE_CHARTS:
         configs[chart] = compiled(chart).initial
     return configs

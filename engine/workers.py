@@ -184,7 +184,7 @@ class Workers:
         worker, handle = child
         self.kept[worker].append((handle, node))
 
-    def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[tuple]:
+    def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[Expanded]:
         """The results for a level's states, in the level's order."""
         for conn, kept in zip(self.conns, self.kept, strict=True):
             _send(conn, ("keep", kept))
@@ -241,12 +241,12 @@ class Workers:
         assert not moving, "every state moved has found a worker"
 
     def _in_order(self, order: list[int], shares: list[list[int]],
-                  expand: bool) -> Iterator[tuple]:
+                  expand: bool) -> Iterator[Expanded]:
         """Yield the results in ``order``, reading whichever worker has answered meanwhile
         (so that no worker waits on a full pipe while the parent waits on another), and
         letting a worker that has finished its share take over part of another's."""
         owed = [len(nodes) for nodes in shares]  # results each worker still owes
-        ready: dict[int, tuple] = {}
+        ready: dict[int, Expanded] = {}
         for merged, node in enumerate(order):
             while node not in ready:
                 self._read(owed, ready, expand)
@@ -258,7 +258,7 @@ class Workers:
         while self.stealing:  # the answer to a late "steal" is empty: read it
             self._read(owed, ready, expand)
 
-    def _read(self, owed: list[int], ready: dict[int, tuple], expand: bool,
+    def _read(self, owed: list[int], ready: dict[int, Expanded], expand: bool,
               timeout: float | None = None) -> None:
         """Take in the messages the workers have sent (waiting for one unless ``timeout``),
         then maybe ask a worker with much left to do to give half of it to one that has

@@ -19,4 +19,11 @@ CHARTS: dict[str, type[RiftChart]] = {
     "turn": Turn,
 }
 
-__all__ = ["CHARTS", "Battlefield", "Focus", "Priority", "RiftChart", "Scheduler", "Turn", "cite"]
+#: The charts a game runs once (the battlefield chart runs once per battlefield), in the order
+#: a game keeps them
+GAME_WIDE_CHARTS: tuple[str, ...] = ("focus", "priority", "scheduler", "turn")
+
+__all__ = [
+    "CHARTS", "GAME_WIDE_CHARTS", "Battlefield", "Focus", "Priority", "RiftChart", "Scheduler",
+    "Turn", "cite",
+]

@@ -600,3 +600,17 @@ def test_every_state_is_found_first_by_a_shortest_path(tmp_path: Path,
         assert divmod(shortest[node], changes_turn) == (entry.turns, entry.depth), node
         later_turns += entry.turns > 0
     assert later_turns > report.states / 3  # 3,679 of 8,158
+
+
+def test_the_json_report_is_a_function_a_python_user_can_call(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """``riftchart check --json`` prints ``engine.check.report_summary`` of its search."""
+    from benchmarks.compiled_build import without_timings
+    from engine.check import report_summary
+
+    model = str(write_yaml(tmp_path, SMALL))
+    code, printed = _check([model, "--out", str(tmp_path)], capsys)
+    prepared = prepare(model)
+    settings = _settings()
+    made = report_summary(model, prepared, settings, explore.explore(prepared.start, settings))
+    assert code == 0 and without_timings(made) == without_timings(printed)

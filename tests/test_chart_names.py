@@ -1,0 +1,39 @@
+"""The engine asks whether a chart is in a state by the state's name (``"contested" in
+config``): a name that no chart has would make the question quietly answer False, so a state
+renamed in a chart (to follow the rulebook's words) must be renamed where the engine asks too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from engine import invariants
+from engine.runtime import compiled
+from statecharts import CHARTS
+from tests.conftest import ROOT
+
+
+def _asked_names() -> dict[str, list[str]]:
+    """Every string tested for membership in an expression that names a configuration, with
+    where it is asked."""
+    asked: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
+                    and isinstance(node.left.value, str)):
+                continue
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                if isinstance(op, ast.In | ast.NotIn) and "config" in ast.unparse(right):
+                    asked.setdefault(node.left.value, []).append(
+                        f"{Path(path).name}:{node.lineno}")
+    return asked
+
+
+def test_every_state_the_engine_asks_about_is_a_chart_state() -> None:
+    states = {state for name in CHARTS for state in compiled(name).states}
+    asked = _asked_names()
+    assert len(asked) >= 9  # contested, showdown, combat_staged... (the scan finds them)
+    unknown = {name: where for name, where in asked.items() if name not in states}
+    assert unknown == {}
+    assert set(invariants._FOCUS_CYCLE) <= set(compiled("battlefield").states)
