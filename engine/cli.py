@@ -26,6 +26,10 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("riftchart run: --trace adds the trace lines to --json's objects (the text "
                   "output always shows them): use it with --json\n")
         return runner.INVALID
+    if args.outcomes and not args.json:
+        err.write("riftchart run: --outcomes adds how each step went to --json's objects (the "
+                  "text output always says it): use it with --json\n")
+        return runner.INVALID
     return runner.run_files(
         args.files,
         out,
@@ -33,6 +37,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         as_json=args.json,
         with_trace=args.trace,
         with_states=args.states,
+        with_outcomes=args.outcomes,
         rules=args.rules,
         diagrams_dir=Path(args.diagrams) if args.diagrams else None,
     )
@@ -110,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="one JSON object per step")
     run.add_argument("--trace", action="store_true",
                      help="with --json: each step's trace lines too, under \"trace\"")
+    run.add_argument("--outcomes", action="store_true",
+                     help="with --json: how each step went, under \"outcome\", and the "
+                          "failure's message, under \"failure\", on the step that failed")
     run.add_argument("--states", action="store_true",
                      help="every chart's active states after each step (with --json: under "
                           "\"active\")")

@@ -199,17 +199,23 @@ def _print_states(rec: StepRecord, out: TextIO | Output) -> None:
 
 
 def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = False,
-               with_states: bool = False) -> None:
+               with_states: bool = False, with_outcomes: bool = False) -> None:
     """One object per step, step 0 the setup, with exactly the keys scenario-format.md names
     (``file``, ``step``, ``do``, ``state``); ``with_trace`` adds the step's trace lines
-    (``trace``), ``with_states`` every chart's active states (``active``)."""
-    for rec in result.steps:
+    (``trace``), ``with_states`` every chart's active states (``active``), ``with_outcomes``
+    how the step went (``outcome``, see :data:`Outcome`) and, on the step a failed run
+    stopped at, its message (``failure``, as stderr says it after ``FAIL``)."""
+    for number, rec in enumerate(result.steps, 1):
         line: dict[str, Any] = {"file": result.path, "step": rec.index, "do": rec.do,
                                 "state": rec.state}
         if with_trace:
             line["trace"] = rec.lines
         if with_states:
             line["active"] = active_states(rec.configs)
+        if with_outcomes:
+            line["outcome"] = rec.outcome
+            if result.code == FAILED and number == len(result.steps):
+                line["failure"] = one_line(result.message)
         out.write(json.dumps(line, sort_keys=False) + "\n")
 
 
@@ -221,6 +227,7 @@ def run_files(
     as_json: bool = False,
     with_trace: bool = False,
     with_states: bool = False,
+    with_outcomes: bool = False,
     rules: str | None = None,
     diagrams_dir: Path | None = None,
     command: str = "run",
@@ -242,7 +249,7 @@ def run_files(
     pages: set[str] = set()
     for path in paths:
         result = run_file(path, rules=rules)
-        _report(result, output, errors, as_json, with_trace, with_states)
+        _report(result, output, errors, as_json, with_trace, with_states, with_outcomes)
         if output_lost(output, errors, command):
             code = INVALID
         code = max(code, result.code)
@@ -257,11 +264,12 @@ def run_files(
 
 
 def _report(result: RunResult, out: Output, err: Output, as_json: bool,
-            with_trace: bool, with_states: bool) -> None:
+            with_trace: bool, with_states: bool, with_outcomes: bool) -> None:
     if result.code == INVALID:
         err.write(f"{result.message}\n")
     elif as_json:
-        print_json(result, out, with_trace=with_trace, with_states=with_states)
+        print_json(result, out, with_trace=with_trace, with_states=with_states,
+                   with_outcomes=with_outcomes)
         if result.code:
             out.flush()  # the steps first, for a reader of both streams (`2>&1`)
             if out.lost:  # the steps are lost: the run says that instead (D30)

@@ -94,6 +94,20 @@ def test_json_prints_one_object_per_step_from_the_setup(tmp_path):
     assert "A: Contested by P1 (S 184.3.a)" in rows[1]["trace"]
 
 
+def test_json_outcomes_say_how_each_step_went_and_why_the_run_stopped(tmp_path):
+    passed = riftchart("run", "--json", "--outcomes", write(tmp_path, "ok.yaml", EXAMPLE))
+    rows = [json.loads(line) for line in passed.stdout.splitlines()]
+    assert {r["outcome"] for r in rows} == {"as written"} and "failure" not in rows[-1]
+    refused = EXAMPLE.replace("- move: {player: P1, units: [U1], to: A}", "- pass: P2")
+    failed = riftchart("run", "--json", "--outcomes", write(tmp_path, "no.yaml", refused))
+    rows = [json.loads(line) for line in failed.stdout.splitlines()]
+    assert failed.returncode == 1
+    assert [r["outcome"] for r in rows] == ["as written", "refused"]
+    assert f"FAIL {rows[-1]['failure']}\n" == failed.stderr
+    alone = riftchart("run", "--outcomes", write(tmp_path, "ok.yaml", EXAMPLE))
+    assert alone.returncode == 2 and "use it with --json" in alone.stderr
+
+
 def test_rules_option_overrides_the_profile(tmp_path):
     done = riftchart("run", "--rules", "cr-1.4", write(tmp_path, "ok.yaml", EXAMPLE))
     assert done.returncode == 0 and "[rules: cr-1.4]" in done.stdout
