@@ -37,6 +37,9 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input, 3 a
     worker process lost."""
     if args.list:
+        if args.file:  # a search was meant, or a file's invariants: neither is what --list does
+            err.write("riftchart check: --list names the invariants and takes no FILE\n")
+            return 2
         _print_invariants(out, as_json=args.json)
         return 0
     problem = _bad_arguments(args)

@@ -154,10 +154,18 @@ class Game:
         """A new game from :meth:`to_json`'s text."""
         return cls.restore(json.loads(text), runtime)
 
-    def replay(self, log: Iterable[Action]) -> None:
-        """:meth:`apply` each action in order (stops at the first refused one, which raises)."""
+    def replay(self, log: Iterable[Action]) -> list[str]:
+        """:meth:`apply` each action in order; returns the trace lines they produced. Stops at
+        the first refused one, which raises (the actions before it stay applied)."""
+        lines: list[str] = []
         for action in log:
-            self.apply(action)
+            lines += self.apply(action)
+        return lines
+
+    @property
+    def rules(self) -> str:
+        """The rules profile the game is played under: ``seed`` or ``cr-1.4``."""
+        return self._table.state.profile
 
 
 def _a_runtime(runtime: Any) -> Runtime | None:

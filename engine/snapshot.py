@@ -84,9 +84,18 @@ def _plain(value: Any) -> Any:
 
 
 def load(data: Mapping[str, Any]) -> GameState:
+    """The state a :func:`dump` wrote. Its data is trusted to be a dump's (a game writes it):
+    a field missing from it is a ValueError naming the field; other damage is not looked for."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
+    try:
+        return _state(data)
+    except KeyError as missing:
+        raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
+
+
+def _state(data: Mapping[str, Any]) -> GameState:
     return _with_staged_combatants(GameState(
         players=tuple(data["players"]),
         teams=tuple(tuple(t) for t in data["teams"]) if data["teams"] else None,

@@ -312,3 +312,18 @@ def test_every_legal_action_goes_to_a_step_and_back() -> None:
         assert actions.from_step(kind, args) == action
     with pytest.raises(TypeError, match="not a riftchart action"):
         actions.to_step("end_turn")
+
+
+def test_replay_returns_its_trace_and_the_profile_is_readable() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    lines = game.replay([Move("P1", ("U1",), "A"), Pass("P1")])
+    assert lines == game.trace and "A: Contested by P1 (S 184.3.a)" in lines
+    assert game.rules == "seed"
+    assert Game.from_scenario(MANUAL_DAMAGE, rules="cr-1.4").rules == "cr-1.4"
+
+
+def test_a_snapshot_missing_a_field_is_a_value_error_naming_it() -> None:
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    del data["players"]
+    with pytest.raises(ValueError, match="snapshot without 'players'"):
+        Game.restore(data)

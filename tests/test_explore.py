@@ -112,6 +112,8 @@ def test_invariant_list(capsys: pytest.CaptureFixture) -> None:
         assert inv.name in listed
         assert inv.doc and inv.rule in inv.doc, inv.name  # each cites its rule
         assert inv.kind in ("state", "transition")
+    assert cli.main(["check", "--list", str(ONE_V_ONE)]) == 2  # not silently ignored
+    assert "takes no FILE" in capsys.readouterr().err
 
 
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
