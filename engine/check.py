@@ -27,10 +27,12 @@ from .explore import (
     prepare,
 )
 from .invariants import by_names
+from .runner import FAILED, INVALID, OK
 from .workers import WorkerLost
 from .writable import check_writable
 
 SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a search
+# (the others are the run command's: OK, FAILED for a violation, INVALID for bad input)
 
 
 def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -39,28 +41,28 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.list:
         if args.file:  # a search was meant, or a file's invariants: neither is what --list does
             err.write("riftchart check: --list names the invariants and takes no FILE\n")
-            return 2
+            return INVALID
         _print_invariants(out, as_json=args.json)
-        return 0
+        return OK
     problem = _bad_arguments(args)
     if problem:
         err.write(f"riftchart check: {problem}\n")
-        return 2
+        return INVALID
     try:
         chosen = by_names(args.invariant)
     except KeyError as unknown:
         err.write(f"riftchart check: unknown invariant {unknown.args[0]!r} (see --list)\n")
-        return 2
+        return INVALID
     try:
         prepared = prepare(args.file, args.rules)
     except ScenarioError as error:
         err.write(f"{error}\n")
-        return 2
+        return INVALID
     problem = (_not_for_profile(args.invariant, chosen, prepared.start.profile)
                or _unwritable(args, [inv.name for inv in chosen]))
     if problem:
         err.write(f"riftchart check: {problem}\n")
-        return 2
+        return INVALID
     settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
                         graph=bool(args.graph), max_targets=args.max_targets)
     try:
@@ -86,8 +88,8 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unwritten:
         out.flush()
         err.write(f"riftchart check: cannot write {unwritten.filename}: {unwritten.strerror}\n")
-        return 2
-    return 1 if report.violations else 0
+        return INVALID
+    return FAILED if report.violations else OK
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:

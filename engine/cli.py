@@ -60,7 +60,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not files:
         err.write("riftchart demo: no bundled scenarios found: it plays the scenarios/ folder of "
                   "a riftchart checkout (beside the sources, or in the current folder)\n")
-        return 2
+        return runner.INVALID
     code = runner.run_files(files, out, err, rules=args.rules, command="demo")
     out.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")
     return code
@@ -72,14 +72,14 @@ def _cmd_diagrams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not formats or unknown:
         known = ",".join(diagrams.SUFFIXES)
         err.write(f"riftchart diagrams: --format {args.format!r}: formats are {known}\n")
-        return 2
+        return runner.INVALID
     written = _writing("diagrams", args.out, err,
                        lambda: diagrams.write_diagrams(args.out, formats))
     if written is None:
-        return 2
+        return runner.INVALID
     for path in written:
         out.write(f"{path}\n")
-    return 0
+    return runner.OK
 
 
 def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T | None:
@@ -97,10 +97,10 @@ def _cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     written = _writing("export", args.out, err,
                        lambda: graphs.write_exports(args.out, args.format))
     if written is None:
-        return 2
+        return runner.INVALID
     for path in written:
         out.write(f"{path}\n")
-    return 0
+    return runner.OK
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -354,13 +354,13 @@ class SchedulerModel(Model):
     def several_showdowns_qualify(self) -> bool:
         return len(contest.showdowns_ready(self.state)) > 1
 
-    def a_showdown_qualifies(self) -> bool:
+    def one_showdown_qualifies(self) -> bool:
         return len(contest.showdowns_ready(self.state)) == 1
 
     def several_combats_qualify(self) -> bool:
         return len(contest.combats_ready(self.state)) > 1
 
-    def a_combat_qualifies(self) -> bool:
+    def one_combat_qualifies(self) -> bool:
         return len(contest.combats_ready(self.state)) == 1
 
     def offer_showdown_choice(self) -> None:

@@ -27,7 +27,7 @@ class Scheduler(RiftChart):
         | cite(
             "CR 323",
             idle.to(
-                contest_active, cond=["neutral_open", "a_showdown_qualifies"], on="open_showdown"
+                contest_active, cond=["neutral_open", "one_showdown_qualifies"], on="open_showdown"
             ),
         )
         | cite(
@@ -38,7 +38,9 @@ class Scheduler(RiftChart):
         )
         | cite(
             "CR 323",
-            idle.to(contest_active, cond=["neutral_open", "a_combat_qualifies"], on="open_combat"),
+            idle.to(
+                contest_active, cond=["neutral_open", "one_combat_qualifies"], on="open_combat"
+            ),
         )
     )
     choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))

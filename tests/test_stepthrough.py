@@ -199,10 +199,10 @@ def test_only_the_transition_taken_is_lit_not_its_look_alikes(tmp_path: Path) ->
     (scheduler,) = [lit for lit in stepthrough.lit_charts(result.steps[1])
                     if lit.key == "scheduler"]
     assert [t.guard_text() for t in scheduler.taken_in_order] == [
-        "neutral_open and a_showdown_qualifies"]
+        "neutral_open and one_showdown_qualifies"]
     page = (tmp_path / "out").joinpath("s.html")
     stepthrough.write_lit_run(result, tmp_path / "out")
-    assert "[neutral_open and a_showdown_qualifies]" in page.read_text(encoding="utf-8")
+    assert "[neutral_open and one_showdown_qualifies]" in page.read_text(encoding="utf-8")
 
 
 def test_scenarios_with_the_same_name_get_a_page_each(tmp_path: Path) -> None:
