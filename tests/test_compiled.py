@@ -20,11 +20,13 @@ ONE_V_ONE = str(ROOT / "models" / "1v1_two_battlefields.yaml")
 FFA = str(ROOT / "models" / "ffa_three_players.yaml")
 #: the test files that also run on the compiled build: all but those that patch the engine
 #: from outside (compiled callers do not see a patch), the benchmark's (it subclasses the fast
-#: runtime, which a compiled class does not allow), the browser's and the slow property runs
+#: runtime, which a compiled class does not allow), those that read the sources themselves
+#: (test_chart_names, test_types: the build's copy has none), the browser's and the slow
+#: property runs
 ON_THE_BUILD = ("test_api_contract.py", "test_cli.py", "test_determinism.py",
                 "test_diagrams_drift.py", "test_embedding.py", "test_explore.py",
                 "test_exports.py", "test_profiles_and_multiplayer.py",
-                "test_scenario_loader.py", "test_scenarios.py")
+                "test_scenario_loader.py", "test_scenarios.py", "test_trace_wording.py")
 
 
 @pytest.fixture(scope="module")

@@ -222,3 +222,19 @@ def test_a_conversion_that_undoes_the_focus_pass_says_focus_comes_back():
     gained = lines.index("P1 gains Focus: the chain was begun by a card (CR 346)")
     assert lines[gained + 1:].count("P3 gets Focus back: the chain that led to the Combat does "
                                     "not pass it [profile seed] (seed 000)") == 1
+
+
+def test_decisions_lists_every_bundled_scenario_where_the_profiles_part():
+    """docs/decisions.md says where the bundled scenarios part under `riftchart compare` (the
+    others give the same trace and states): the list it gives is the one compare finds."""
+    import re
+
+    from engine.compare import compare
+    from tests.conftest import ROOT, SCENARIOS
+
+    text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    paragraph = text[text.index("Where the bundled scenarios part"):text.index("## Choices")]
+    listed = set(re.findall(r"\b(\d{3})\b", paragraph))
+    parting = {path.name[:3] for path in SCENARIOS
+               if compare(str(path)).first_difference is not None}
+    assert parting == listed

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.runner import OK, StepRecord, run_file
 from engine.runtime import CheckedRuntime, FastRuntime
 from tests.chart_agreement import disagreements
-from tests.conftest import SCENARIOS
+from tests.conftest import ROOT, SCENARIOS
 
 
 def test_there_are_scenarios():
@@ -92,3 +94,10 @@ def test_a_refusal_that_changed_the_state_fails_the_scenario(tmp_path, monkeypat
         monkeypatch.setattr(actions, "check", broken)
         result = run_file(scenario)
         assert result.code == FAILED and "the refused step changed the state" in result.message
+
+
+def test_rule_coverage_lists_every_bundled_scenario():
+    """docs/rule-coverage.md ends with a table of every scenario file, in order."""
+    text = (ROOT / "docs" / "rule-coverage.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\d{3}_[^`]+\.yaml)` \|", text, flags=re.MULTILINE)
+    assert listed == sorted(p.name for p in SCENARIOS)
