@@ -72,7 +72,7 @@ class Assign:
         damage: Any = self.damage
         if isinstance(damage, Mapping):
             # a wrong key or amount stays in the dict, for as_action to name in its terms
-            if all(isinstance(uid, str) and isinstance(n, int) for uid, n in damage.items()):
+            if all(isinstance(uid, str) and type(n) is int for uid, n in damage.items()):
                 object.__setattr__(self, "damage", tuple(damage.items()))
         elif isinstance(damage, tuple | list):
             pairs = tuple(tuple(p) if isinstance(p, list) else p for p in damage)

@@ -106,11 +106,12 @@ class _ScenarioLoader(yaml.SafeLoader):
             value = self.yaml_constructors[node.tag](self, node)
         except Exception:  # e.g. `!!int ''` or `!!bool x` break PyYAML's builders
             kind = node.tag.removeprefix(_TAG)
-            digits = sum(c.isdigit() for c in str(node.value))
-            if kind == "int" and digits > sys.get_int_max_str_digits():
+            limit, text = sys.get_int_max_str_digits(), str(node.value)
+            digits = sum(c.isdigit() for c in text)
+            if kind == "int" and limit and _DIGITS.fullmatch(text) and digits > limit:
                 # Python reads no longer number from text; no count here comes near one
                 self.fail(path, f"a number of {digits:,} digits is out of range (at most "
-                          f"{sys.get_int_max_str_digits():,} digits are read)", line)
+                          f"{limit:,} digits are read)", line)
             self.fail(path, f"unreadable {kind} {quoted(node.value)}", line)
         if isinstance(value, str) and _SURROGATE.search(value):
             value = self.join_surrogates(value, path, line)
@@ -176,6 +177,7 @@ def _describe_yaml_error(error: BaseException) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DIGITS = re.compile(r"[-+]?[0-9_]+")  # a decimal int as YAML 1.1 writes one
 
 
 def _json_whitespace(text: str) -> str:

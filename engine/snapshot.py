@@ -93,6 +93,8 @@ def load(data: Mapping[str, Any]) -> GameState:
         return _state(data)
     except KeyError as missing:
         raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
+    except TypeError as wrong:  # a card's or unit's fields: the constructor names the one
+        raise ValueError(f"a {FORMAT} snapshot with a malformed entry: {wrong}") from None
 
 
 def _state(data: Mapping[str, Any]) -> GameState:

@@ -66,9 +66,6 @@ from engine.view import active_state_names, chart_caption
 from engine.writable import check_writable, write_whole
 from statecharts import CHARTS, GAME_WIDE_CHARTS
 
-#: The charts that every game has once, after its battlefields, in the order they are shown.
-
-
 # --- which charts a step lights -----------------------------------------------------------
 
 

@@ -327,3 +327,31 @@ def test_a_snapshot_missing_a_field_is_a_value_error_naming_it() -> None:
     del data["players"]
     with pytest.raises(ValueError, match="snapshot without 'players'"):
         Game.restore(data)
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    del data["units"][0]["owner"]
+    with pytest.raises(ValueError, match="malformed entry: .*'owner'"):
+        Game.restore(data)
+
+
+def test_an_observer_that_catches_the_refusal_leaves_the_action_whole() -> None:
+    """The inner apply takes nothing; caught, the action under way goes on as if it had not
+    been tried."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    plain = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    refused: list[str] = []
+
+    def meddle(_step: Any) -> None:
+        try:
+            game.apply(EndTurn("P1"))
+        except ActionInProgress as error:
+            refused.append(str(error))
+
+    game.observe(meddle)
+    assert game.apply(Move("P1", ("U1",), "A")) == plain.apply(Move("P1", ("U1",), "A"))
+    assert refused and game.to_json() == plain.to_json()
+    assert game.log == [Move("P1", ("U1",), "A")]
+
+
+def test_a_bool_damage_amount_is_named_as_the_dict_gave_it() -> None:
+    with pytest.raises(TypeError, match=r"Assign.damage\['E1'\] is an amount of damage"):
+        actions.as_action(Assign("P1", {"E1": True}))

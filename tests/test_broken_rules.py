@@ -52,7 +52,10 @@ MUTATIONS: dict[str, tuple[object, str, Callable]] = {
         "applier_has_no_units_here",
         lambda self: False,
     ),
-    "control is never frozen": (models.BattlefieldModel, "contested_here", lambda self: False),
+    "control is never frozen (seed)": (
+        models.BattlefieldModel, "contested_here", lambda self: False),
+    "control is frozen only while a Chain exists (cr-1.4)": (
+        models.BattlefieldModel, "open_with_no_contest_here", lambda self: self.state.chain_open),
     "combats are never staged": (
         models.BattlefieldModel,
         "opponents_face_off_here",

@@ -529,17 +529,22 @@ def test_the_priority_chart_cites_the_steps_of_resolving_chain_items():
     """D11: the Chain's steps cite CR 332-340 as numbered there (CR 331 says when the turn is
     Closed, CR 334 what a Task is: neither is a step of the Chain's)."""
     from engine.runtime import compiled
-    rules = {(t.source, t.event, t.target): t.rule for t in compiled("priority").transitions}
-    assert rules == {
-        ("open", "items_added", "priority_window"): "CR 333",
-        ("priority_window", "items_added", "priority_window"): "CR 337.1.c.3",
-        ("resolving", "items_added", "resolving"): "CR 336.1",
-        ("priority_window", "pass_priority", "resolving"): "CR 339.1",
-        ("priority_window", "pass_priority", "priority_window"): "CR 338.1.c.1",
-        ("priority_window", "resolve_at_once", "resolving"): "CR 337.1.c",
-        ("resolving", "item_resolved", "open"): "CR 340.2",
-        ("resolving", "item_resolved", "priority_window"): "CR 340.4",
-    }
+    rules = [(t.source, t.event, t.target, t.guard_text(), t.rule)
+             for t in compiled("priority").transitions]
+    assert sorted(rules) == sorted([
+        ("open", "items_added", "priority_window", "", "CR 333"),
+        ("priority_window", "items_added", "priority_window", "", "CR 337.1.c.3"),
+        ("resolving", "items_added", "resolving", "", "CR 336.1"),
+        ("priority_window", "pass_priority", "resolving", "everyone_else_has_passed",
+         "CR 339.1"),
+        ("priority_window", "pass_priority", "priority_window", "", "CR 338.1.c.1"),
+        ("priority_window", "resolve_at_once", "resolving", "", "CR 337.1.c"),
+        ("resolving", "item_resolved", "open", "chain_is_empty", "CR 340.2"),
+        # back to the player of an Add or a unit (rules.md 11.3, 11.7), else to the newest
+        ("resolving", "item_resolved", "priority_window", "an_add_resolved", "rules 11.3"),
+        ("resolving", "item_resolved", "priority_window", "a_unit_resolved", "rules 11.7"),
+        ("resolving", "item_resolved", "priority_window", "", "CR 340.4"),
+    ])
 
 
 def test_decision_d11_lists_every_citation_the_code_makes():

@@ -1335,3 +1335,9 @@ def test_a_number_too_long_to_read_is_out_of_range(tmp_path: Path) -> None:
         "are read)")
     expect = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {digits}}}}}\n")
     assert expect.field.endswith("].expect.score.P1") and "out of range" in expect.message
+
+
+def test_an_unreadable_int_is_not_called_too_long(tmp_path: Path) -> None:
+    digits = "1" * 5_000
+    error = rejected_text(tmp_path, FORMAT_EXAMPLE + f"victory_score: !!int {digits}x\n")
+    assert error.message.startswith("unreadable int")

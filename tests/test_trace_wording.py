@@ -51,6 +51,9 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323)"),
     # a Standard Move: its cost, then its effect
     ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
+    # Priority back to the player of an Add or a unit, citing the rule that says so
+    ("014", None, "P2 receives Priority again (rules 11.3)"),
+    ("013", None, "P2 receives Priority again (rules 11.7)"),
     # attackers recalled with defenders left: No Result, not the Defender's win
     ("038", None, "Combat at A: No Result (CR 461.3)"),
 ])
