@@ -71,16 +71,16 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"riftchart check: {lost}\n")
         return SEARCH_FAILED
     written: dict[str, Path] = {}
-    graph_note = None
     # a file that could not be written after all (a full disk): the report stays, and the
     # error is said after it
     unwritten: OSError | None = None
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out))
-        graph_note = _write_graph(args.graph, report, err) if args.graph else None
+        if args.graph:
+            _write_graph(args.graph, report, err)
     except OSError as error:
         unwritten = error
-    summary = report_summary(args.file, prepared, settings, report, plain, written, graph_note)
+    summary = report_summary(args.file, prepared, settings, report, plain, written, args.graph)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -187,25 +187,31 @@ class _ProgressBar:
             self.bar.stop()
 
 
-def _write_graph(path: str, report: Report, err: TextIO) -> str:
+def _write_graph(path: str, report: Report, err: TextIO) -> None:
+    if report.graph_dropped:
+        err.write(f"riftchart check: {_graph_note(path, report)}\n")
+    else:
+        counterexample.write_graph(Path(path), report)
+
+
+def _graph_note(path: str, report: Report) -> str:
+    """What became of the --graph file."""
     if report.graph_dropped:
         limit = search.GRAPH_LIMIT
-        note = (f"graph not written: more than {limit} states; bound the search with "
+        return (f"graph not written: more than {limit} states; bound the search with "
                 f"--max-states {limit} to draw a part of it")
-        err.write(f"riftchart check: {note}\n")
-        return note
-    counterexample.write_graph(Path(path), report)
     return f"graph written to {path}"
 
 
 def report_summary(file: str, prepared: Prepared, settings: Settings, report: Report,
                    plain: Report | None = None, written: Mapping[str, Path] | None = None,
-                   graph_note: str | None = None) -> dict[str, Any]:
+                   graph: str | None = None) -> dict[str, Any]:
     """The report as ``riftchart check --json`` prints it, for a search from ``file`` (as
     :func:`engine.explore.prepare` prepared it) with ``settings``: ``plain`` is the search
     without symmetry, where ``settings.symmetry`` (for the reduction), ``written`` the
     counterexample files by invariant name (:func:`engine.counterexample.write_all`), and
-    ``graph_note`` what became of the ``--graph`` file."""
+    ``graph`` the ``--graph`` file asked for (``settings.graph``), written if the search
+    kept its graph."""
     written = written or {}
     profile = prepared.start.profile
     checked = [inv.name for inv in settings.invariants if inv.applies_to(profile)]
@@ -245,8 +251,9 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
             "same_verdict": sorted(plain.violations) == sorted(report.violations),
             "both_complete": plain.complete and report.complete,
         }
-    if graph_note:
-        summary["graph"] = graph_note
+    if graph:
+        summary["graph"] = _graph_note(graph, report)
+        summary["graph_file"] = None if report.graph_dropped else graph
     return summary
 
 

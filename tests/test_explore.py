@@ -210,6 +210,7 @@ def test_graphml_and_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert graph.number_of_nodes() == report["states"] == 300
     assert graph.number_of_edges() > 0
     assert graph.nodes["s0"]["state"] == "neutral-open"
+    assert report["graph_file"] == str(graphml)  # for a program, beside the words
 
     dot = tmp_path / "states.dot"
     assert cli.main(["check", model, "--max-states", "300", "--graph", str(dot)]) == 0
@@ -259,6 +260,7 @@ def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixtur
                            "--graph", str(graph)], capsys)
     assert code == 0
     assert "more than 50 states" in capsys.readouterr().err + report["graph"]
+    assert report["graph_file"] is None
     assert not graph.exists()
 
 
