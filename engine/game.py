@@ -162,6 +162,18 @@ class Game:
             lines += self.apply(action)
         return lines
 
+    def clone(self) -> Game:
+        """An independent game in the same position, with the same log and trace and the same
+        runtime, and no observers: what a search tries actions on without touching this one.
+        Cheaper than a snapshot's round trip (the state's immutable parts are shared)."""
+        if self._applying:
+            raise ActionInProgress("clone() while this game is still taking an action: its "
+                                   "state is half-way through it")
+        twin = Game(self._table.state.copy(), self._table.runtime)
+        twin.log = list(self.log)
+        twin._table.lines = list(self._table.lines)
+        return twin
+
     @property
     def rules(self) -> str:
         """The rules profile the game is played under: ``seed`` or ``cr-1.4``."""

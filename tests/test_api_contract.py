@@ -355,3 +355,19 @@ def test_an_observer_that_catches_the_refusal_leaves_the_action_whole() -> None:
 def test_a_bool_damage_amount_is_named_as_the_dict_gave_it() -> None:
     with pytest.raises(TypeError, match=r"Assign.damage\['E1'\] is an amount of damage"):
         actions.as_action(Assign("P1", {"E1": True}))
+
+
+def test_a_clone_goes_its_own_way() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    game.apply(Move("P1", ("U1",), "A"))
+    twin = game.clone()
+    assert (twin.to_json(), twin.log, twin.trace) == (game.to_json(), game.log, game.trace)
+    before = game.to_json()
+    twin.apply(Pass("P1"))
+    twin.apply(Pass("P2"))
+    assert twin.view()["score"] == {"P1": 1, "P2": 0}
+    assert game.to_json() == before and len(game.log) == 1
+    game.observe(lambda _step: game.clone())
+    with pytest.raises(ActionInProgress, match="clone"):
+        game.apply(Pass("P1"))
+    assert game.to_json() == before
