@@ -51,6 +51,8 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323)"),
     # a Standard Move: its cost, then its effect
     ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
+    # the Defender keeps control when the attackers were recalled: said, and not a conquest
+    ("038", None, "A: P2 keeps control; keeping control is not conquering (CR 461.5)"),
     # Priority back to the player of an Add or a unit, citing the rule that says so
     ("014", None, "P2 receives Priority again (rules 11.3)"),
     ("013", None, "P2 receives Priority again (rules 11.7)"),
@@ -69,7 +71,23 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("046", "P1 gains Focus: the Attacker"),  # P1 held it already
     ("038", "(Defender) won"),  # the attackers were recalled: No Result
     ("038", "no longer an Attacker"),  # a recalled unit leaves the Combat, designation and all
+    ("245", "no longer an Attacker"),  # the Combat's end removes designations, not Cleanup
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
     assert not [line for line in _lines(number, rules) if unwanted in line]
+
+
+@pytest.mark.parametrize(("number", "first", "then"), [
+    # Cleanup's steps in order: step 5 stages the Showdown, step 6 the Combat (rules.md 4)
+    ("038", "Cleanup: Showdown staged at A", "Cleanup: Combat staged at A"),
+    # task 3 settles control while A is still Contested; the Combat's end then removes it
+    ("245", "A: P1 establishes control", "A: no longer Contested"),
+    ("001", "A: P1 establishes control", "A: no longer Contested"),  # a non-combat Showdown
+    ("038", "A: P2 keeps control", "A: no longer Contested"),
+])
+def test_the_trace_says_it_in_the_rules_order(number: str, first: str, then: str) -> None:
+    lines = _lines(number)
+    (at_first,) = [i for i, line in enumerate(lines) if line.startswith(first)]
+    (at_then,) = [i for i, line in enumerate(lines) if line.startswith(then)]
+    assert at_first < at_then
