@@ -322,6 +322,52 @@ def _moved(unit: Any, where: str) -> Any:
     return replace(unit, at=where)
 
 
+def test_symmetry_renames_twins_wherever_the_state_names_them() -> None:
+    """Swapped twins are one state, also where a pending choice or a damage plan names them;
+    the same names on the same twin are not."""
+    start = prepare(str(FFA)).start
+    sym = explore.Symmetry(start)
+    one, two = start.copy(), start.copy()
+    one.units["F1"] = _moved(one.units["F1"], "B")
+    two.units["F2"] = _moved(two.units["F2"], "B")
+    for field, value in (("pending", lambda moved: {"player": "P3", "kind": "damage",
+                                                    "options": (moved,), "total": 1}),
+                         ("damage_plan", lambda moved: {"P1": {moved: 1}})):
+        a, b = one.copy(), two.copy()
+        setattr(a, field, value("F1"))
+        setattr(b, field, value("F2"))
+        assert sym.key(a) == sym.key(b), field  # the twin that moved is named in both
+        setattr(b, field, value("F1"))
+        assert sym.key(a) != sym.key(b), field  # here the twin that stayed is
+
+
+def test_symmetry_never_merges_units_that_differ_or_that_something_names() -> None:
+    from dataclasses import replace
+
+    from engine.state import Trigger
+
+    start = prepare(str(FFA)).start
+    assert explore.Symmetry(start).classes == (("F1", "F2"),)
+    timed = start.copy()
+    timed.units["F2"] = replace(timed.units["F2"], timing="reaction")  # played from another card
+    assert explore.Symmetry(timed).classes == ()
+    named = start.copy()
+    named.fields["A"] = replace(named.fields["A"], abilities=(
+        Trigger("beginning", {"stun": {}}, ("F1",)),))  # a battlefield's ability names F1
+    assert explore.Symmetry(named).classes == ()
+
+
+def test_a_trigger_on_the_chain_is_keyed_by_which_of_its_units_effects_it_is() -> None:
+    """Two triggers of one unit on one event have the same label; the key tells them apart."""
+    from engine.state import ChainItem
+
+    start = prepare(str(FFA)).start
+    one, two = start.copy(), start.copy()
+    one.chain = [ChainItem("trigger", "F1:move", "P3", {"stun": {}}, source="F1")]
+    two.chain = [ChainItem("trigger", "F1:move", "P3", {"draw": 1}, source="F1")]
+    assert state_key(one) != state_key(two)
+
+
 # the workers start at the first level of PARALLEL_FROM states; 1 starts them at once
 WORKERS_FROM = pytest.mark.parametrize("parallel_from", [1, explore.PARALLEL_FROM],
                                        ids=["workers from the start", "from a large level"])
@@ -604,6 +650,7 @@ def test_every_state_is_found_first_by_a_shortest_path(tmp_path: Path,
         assert divmod(shortest[node], changes_turn) == (entry.turns, entry.depth), node
         later_turns += entry.turns > 0
     assert later_turns > report.states / 3  # 3,679 of 8,158
+    assert report.max_depth == max(entry.depth for entry in explorer.nodes)
 
 
 def test_the_json_report_is_a_function_a_python_user_can_call(
@@ -618,3 +665,22 @@ def test_the_json_report_is_a_function_a_python_user_can_call(
     settings = _settings()
     made = report_summary(model, prepared, settings, explore.explore(prepared.start, settings))
     assert code == 0 and without_timings(made) == without_timings(printed)
+
+
+def test_a_violation_counts_the_turn_change_of_its_failing_step() -> None:
+    """The documented example (docs/model-checking.md): the transition invariant fails on the
+    first end_turn, a turn change; the state invariant within P1's turn."""
+    from engine.invariants import view_invariant, view_step_invariant
+
+    p2_scoreless = view_invariant("p2_scoreless", "house rule 1",
+                                  lambda v: v["score"]["P2"] == 0, shows=["score"])
+    quiet = view_step_invariant(
+        "quiet_turn_change", "house rule 2",
+        lambda before, step, after: "end_turn" not in step or before["score"] == after["score"],
+        shows=["score", "turn"])
+    report = explore.explore(prepare(str(ONE_V_ONE)).start,
+                             Settings([p2_scoreless, quiet], max_states=20_000))
+    turn_change = report.violations["quiet_turn_change"]
+    assert (turn_change.turns, turn_change.depth) == (1, 1)
+    assert turn_change.path == [actions.EndTurn("P1")]
+    assert report.violations["p2_scoreless"].turns == 0
