@@ -684,3 +684,14 @@ def test_a_violation_counts_the_turn_change_of_its_failing_step() -> None:
     assert (turn_change.turns, turn_change.depth) == (1, 1)
     assert turn_change.path == [actions.EndTurn("P1")]
     assert report.violations["p2_scoreless"].turns == 0
+
+
+@pytest.mark.parametrize(("limit", "dropped"), [(300, False), (299, True)])
+def test_the_graph_is_kept_up_to_its_limit_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   limit: int, dropped: bool) -> None:
+    """A search of exactly GRAPH_LIMIT states keeps its graph; one more state drops it."""
+    monkeypatch.setattr(explore, "GRAPH_LIMIT", limit)
+    start = prepare(str(write_yaml(tmp_path, SMALL))).start
+    report = explore.explore(start, _settings(max_states=300, graph=True))
+    assert report.states == 300 and report.graph_dropped == dropped
+    assert len(report.nodes) == (0 if dropped else 300)
