@@ -133,3 +133,22 @@ def test_terminal_states_and_deadlocks_are_counted_apart(monkeypatch: pytest.Mon
     stuck = _scenario("001").state.copy()
     report = explore.explore(stuck, explore.Settings(invariants.by_names(["focus_in_showdown"])))
     assert (report.states, report.terminal, report.deadlocks) == (1, 1, 1)
+
+
+def test_an_invariant_of_the_other_profile_is_not_checked() -> None:
+    """control_frozen_while_contested is the seed's (S 184.3.c): a cr-1.4 search that changes
+    control while a battlefield is Contested (the same promise, written as a view invariant
+    for both profiles, fails) reports nothing of it."""
+    from engine import explore, invariants
+
+    frozen = invariants.view_step_invariant(
+        "frozen_in_both", "S 184.3.c",
+        lambda before, step, after: all(
+            before["control"][bf] == after["control"][bf]
+            for bf in before["control"] if before["contested"][bf] and after["contested"][bf]))
+    start = _scenario("223").state  # profile cr-1.4
+    assert start.profile == "cr-1.4"
+    report = explore.explore(start, explore.Settings(
+        [*invariants.all_invariants(), frozen], max_states=20_000))
+    assert "frozen_in_both" in report.violations
+    assert "control_frozen_while_contested" not in report.violations
