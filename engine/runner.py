@@ -205,7 +205,7 @@ def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = Fa
     (``trace``), ``with_states`` every chart's active states (``active``), ``with_outcomes``
     how the step went (``outcome``, see :data:`Outcome`) and, on the step a failed run
     stopped at, its message (``failure``, as stderr says it after ``FAIL``)."""
-    for number, rec in enumerate(result.steps, 1):
+    for rec in result.steps:
         line: dict[str, Any] = {"file": result.path, "step": rec.index, "do": rec.do,
                                 "state": rec.state}
         if with_trace:
@@ -214,7 +214,7 @@ def print_json(result: RunResult, out: TextIO | Output, *, with_trace: bool = Fa
             line["active"] = active_states(rec.configs)
         if with_outcomes:
             line["outcome"] = rec.outcome
-            if result.code == FAILED and number == len(result.steps):
+            if result.code == FAILED and rec is result.steps[-1]:
                 line["failure"] = one_line(result.message)
         out.write(json.dumps(line, sort_keys=False) + "\n")
 

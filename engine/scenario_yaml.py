@@ -124,15 +124,15 @@ class _ScenarioLoader(yaml.SafeLoader):
         self.check_tag(node, _MAP_TAG, path)
         mapping = _Map(_line(node.start_mark))
         merged: list[yaml.Node] = []
-        merge_line: int | None = None  # where the mapping's << is, once met
+        merge_seen = False  # a mapping has one merge key (`<<: []` merges nothing, but is one)
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 self.fail(path, "a mapping key must be a plain value", _line(key_node.start_mark))
             if key_node.tag == _MERGE_TAG:
-                if merge_line is not None:  # a second << is a key given twice
+                if merge_seen:  # a second << is a key given twice
                     self.fail(join_path(path, "<<"), "duplicate key '<<' (merge several "
                               "mappings with one: <<: [*a, *b])", _line(key_node.start_mark))
-                merge_line = _line(key_node.start_mark)
+                merge_seen = True
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [
                     value_node]
                 merged += sources
