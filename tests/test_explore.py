@@ -389,6 +389,28 @@ def test_workers_give_the_same_exploration(monkeypatch: pytest.MonkeyPatch,
     assert two.edges == one.edges and two.nodes == one.nodes
 
 
+def _p2_changes_something(parent: GameState, action: Any, child: GameState) -> bool:
+    return getattr(action, "player", None) != "P2" or state_key(parent) != state_key(child)
+
+
+def test_workers_report_a_failing_transition_to_a_state_they_already_know(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker leaves out the transitions to states it found in an earlier level, which the
+    parent only counts, but not one that breaks an invariant. In the free-for-all model a
+    second Add in a row by P2 changes nothing: the state goes back to itself, a state the
+    worker holds and knows; the first such loop the search meets is the counterexample kept,
+    with workers as without."""
+    monkeypatch.setattr(explore, "PARALLEL_FROM", 1)
+    looping = Invariant("p2_changes_something", "a test's own", "transition",
+                        _p2_changes_something, lambda child, parent: {})
+    start = prepare(str(FFA)).start
+    found = [explore.explore(start, Settings([looping], max_states=3_000, workers=n))
+             for n in (1, 2)]
+    one, two = (report.violations["p2_changes_something"] for report in found)
+    assert one.path[-2:] == [actions.Add("P2")] * 2
+    assert two.path == one.path
+
+
 @WORKERS_FROM
 def test_workers_complete_exploration_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               parallel_from: int) -> None:
@@ -439,9 +461,39 @@ def test_counterexample_replays(tmp_path: Path) -> None:
     assert written["steps"][0] == {"add": "P1"}  # the prefix comes first
     assert written["steps"][-1] == {"expect": violation.witness}
     assert len(written["steps"]) == violation.depth + 2
+    # the header counts the search's steps apart from the file's own
+    header = path.read_text().splitlines()[1]
+    assert header == (f"# {violation.depth} step(s), after the file's own 1, from the start "
+                      f"of {source.name}.")
     # the engine reaches the violation, so the final expect holds
     result = runner.run_file(path)
     assert result.code == runner.OK, result.message
+    # with no steps of its own, the file's start is where the search began
+    fresh = tmp_path / "fresh.yaml"
+    fresh.write_text(yaml.safe_dump(SMALL))
+    prepared = prepare(str(fresh))
+    violation = explore.explore(prepared.start, Settings([never])).violations["nobody_conquers"]
+    text = counterexample.text_for(fresh, prepared.prefix, violation)
+    assert text.splitlines()[1] == f"# {violation.depth} step(s) from the start of fresh.yaml."
+
+
+def test_a_win_is_not_a_turn_change(tmp_path: Path) -> None:
+    """P1 wins by conquering the only battlefield in its own turn (its final point: every
+    battlefield scored this turn, rules section 7): the violation of "nobody wins" counts no
+    turn change, as the game ends in P1's turn."""
+    source = write_yaml(tmp_path, {
+        "name": "a win in one move", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "victory_score": 1,
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+    })
+    nobody_wins = invariants.view_invariant("nobody_wins", "a test's own",
+                                            lambda v: v["winner"] is None)
+    report = explore.explore(prepare(str(source)).start, Settings([nobody_wins]))
+    violation = report.violations["nobody_wins"]
+    assert violation.witness["winner"] == "P1"
+    assert violation.path == [actions.Move("P1", ("U1",), "A"), actions.Pass("P1"),
+                              actions.Pass("P2")]  # the Showdown at A, then the Conquer
+    assert violation.turns == 0
 
 
 def test_a_state_copy_carries_every_field_and_shares_no_container() -> None:
