@@ -76,10 +76,7 @@ class Game:
         back exactly as it was and the exception goes on to the caller. An observer may not
         apply an action to the game that is telling it of one (:class:`ActionInProgress`).
         """
-        if self._applying:
-            raise ActionInProgress(
-                f"apply({action!r}) while this game is still taking an action: an observer "
-                "may read the game, not act in it")
+        self._refuse_half_way(f"apply({action!r})")
         action = actions.as_action(action)
         table = self._table
         actions.check(table.state, action)
@@ -166,13 +163,33 @@ class Game:
         """An independent game in the same position, with the same log and trace and the same
         runtime, and no observers: what a search tries actions on without touching this one.
         Cheaper than a snapshot's round trip (the state's immutable parts are shared)."""
-        if self._applying:
-            raise ActionInProgress("clone() while this game is still taking an action: its "
-                                   "state is half-way through it")
+        return self._clone("clone()")
+
+    def __copy__(self) -> Game:
+        """``copy.copy`` and ``copy.deepcopy`` of a game make a :meth:`clone`."""
+        return self._clone("a copy")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self._clone("a copy")
+
+    def _clone(self, what: str) -> Game:
+        self._refuse_half_way(what)
         twin = Game(self._table.state.copy(), self._table.runtime)
         twin.log = list(self.log)
         twin._table.lines = list(self._table.lines)
         return twin
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle takes of a game: all of it, but not half-way through an action (the
+        copy would be stuck there, refusing every action)."""
+        self._refuse_half_way("pickling")
+        return self.__dict__
+
+    def _refuse_half_way(self, what: str) -> None:
+        if self._applying:
+            raise ActionInProgress(
+                f"{what} while this game is still taking an action: its state is half-way "
+                "through it, and an observer may read the game, not act in it or copy it")
 
     @property
     def rules(self) -> str:

@@ -3,6 +3,7 @@ caller gets back, or does wrong, changes or breaks the game (docs/embedding.md).
 
 from __future__ import annotations
 
+import copy
 import importlib.resources
 import pickle
 from dataclasses import fields, replace
@@ -371,3 +372,33 @@ def test_a_clone_goes_its_own_way() -> None:
     with pytest.raises(ActionInProgress, match="clone"):
         game.apply(Pass("P1"))
     assert game.to_json() == before
+
+
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy, pickle.dumps])
+def test_a_game_is_not_copied_half_way_through_an_action(how: Any) -> None:
+    """A copy taken by an observer would be stuck half-way, refusing every action; it is
+    refused as a clone is, and the action under way is undone."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    game.apply(Move("P1", ("U1",), "A"))
+    before = game.to_json()
+    game.observe(lambda _step: how(game))
+    with pytest.raises(ActionInProgress, match="(a copy|pickling) while this game is still"):
+        game.apply(Pass("P1"))
+    assert game.to_json() == before and len(game.log) == 1
+
+
+@pytest.mark.parametrize("how", [copy.copy, copy.deepcopy])
+def test_a_copy_of_a_game_is_a_clone(how: Any) -> None:
+    """Between actions ``copy.copy`` and ``copy.deepcopy`` make a clone: the same position,
+    log and trace, no observers, and nothing shared that an action changes."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    game.apply(Move("P1", ("U1",), "A"))
+    told: list[Any] = []
+    game.observe(told.append)
+    twin = how(game)
+    assert (twin.to_json(), twin.log, twin.trace) == (game.to_json(), game.log, game.trace)
+    before = game.to_json()
+    twin.apply(Pass("P1"))
+    twin.apply(Pass("P2"))
+    assert twin.view()["score"] == {"P1": 1, "P2": 0} and told == []
+    assert game.to_json() == before and len(game.log) == 1 and len(twin.log) == 3
