@@ -111,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run scenario files and print their traces")
-    run.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML or JSON)")
+    run.add_argument("files", nargs="+", metavar="FILE",
+                     help="scenario files (YAML or JSON); - reads one from standard input")
     run.add_argument("--json", action="store_true", help="one JSON object per step")
     run.add_argument("--trace", action="store_true",
                      help="with --json: each step's trace lines too, under \"trace\"")

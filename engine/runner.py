@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from . import actions
 from .errors import IllegalAction, ScenarioError, one_line
 from .game import Game
 from .runtime import Runtime
-from .scenario import Scenario, Step, load_scenario
+from .scenario import STDIN_LABEL, Scenario, Step, load_scenario, load_scenario_stream
 from .streams import Output, output_lost, writing
 from .view import ABSENT, active_states, chart_caption, differences
 
@@ -57,6 +58,7 @@ class RunResult:
 
 
 StepHook = Callable[[StepRecord], None]
+STDIN = "-"  # the file name that stands for standard input
 
 
 def run_file(
@@ -66,11 +68,14 @@ def run_file(
     runtime: Runtime | None = None,
     on_step: StepHook | None = None,
 ) -> RunResult:
-    """Run one scenario file; never raises for a bad file (code 2) or a failed step (code 1)."""
+    """Run one scenario file (``-``: standard input, named ``<stdin>``); never raises for a bad
+    file (code 2) or a failed step (code 1)."""
+    from_stdin = os.fspath(path) == STDIN
     try:
-        scenario = load_scenario(path)
+        scenario = load_scenario_stream(sys.stdin.buffer) if from_stdin else load_scenario(path)
     except ScenarioError as error:
-        return RunResult(str(path), "", rules or "", INVALID, str(error))
+        return RunResult(STDIN_LABEL if from_stdin else str(path), "", rules or "", INVALID,
+                         str(error))
     return run_scenario(scenario, rules=rules, runtime=runtime, on_step=on_step)
 
 
@@ -182,7 +187,7 @@ def print_text(result: RunResult, out: TextIO | Output, *, with_states: bool = F
     for rec in result.steps[1:]:
         out.write(f"step {rec.index}: {describe(rec.do)}\n")
         for line in rec.lines:
-            out.write(f"  {line}\n")
+            out.write(f"  {one_line(line)}\n")  # an id may hold a line break
         if with_states:
             _print_states(rec, out)
     if result.code == OK:
@@ -247,14 +252,21 @@ def run_files(
     output, errors = Output.of(out), Output.of(err)
     code = OK
     pages: set[str] = set()
+    stdin_read = False
     for path in paths:
-        result = run_file(path, rules=rules)
+        if os.fspath(path) == STDIN and stdin_read:
+            again = ScenarioError(STDIN_LABEL, "<file>", "standard input is read once, and an "
+                                  "earlier '-' has read it")
+            result = RunResult(STDIN_LABEL, "", rules or "", INVALID, str(again))
+        else:
+            result = run_file(path, rules=rules)
+        stdin_read = stdin_read or os.fspath(path) == STDIN
         _report(result, output, errors, as_json, with_trace, with_states, with_outcomes)
         if output_lost(output, errors, command):
             code = INVALID
         code = max(code, result.code)
         if diagrams_dir is not None and result.code != INVALID:
-            stem = Path(result.path).stem
+            stem = "stdin" if result.path == STDIN_LABEL else Path(result.path).stem
             page = _page_name(stem or "scenario", pages)
             if not _write_page(result, diagrams_dir, page, errors, command):
                 code = INVALID

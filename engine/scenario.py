@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import BinaryIO
 
 from engine.errors import ScenarioError
 from engine.scenario_checks import Checker
@@ -64,7 +65,10 @@ from engine.scenario_yaml import check_shape, parse_yaml
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INT", "MAX_NODES", "MAX_STEPS", "BattlefieldSpec",
            "CardSpec", "Scenario", "Step", "TriggerSpec", "UnitSpec", "UnitTemplate",
-           "load_scenario", "load_scenario_text"]
+           "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text"]
+
+
+STDIN_LABEL = "<stdin>"  # how errors name a scenario read from standard input
 
 
 def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = None) -> Scenario:
@@ -92,12 +96,26 @@ def load_scenario_text(text: str, label: str) -> Scenario:
     return Checker(label).scenario(data)
 
 
+def load_scenario_stream(stream: BinaryIO, label: str = STDIN_LABEL) -> Scenario:
+    """Read a scenario from a binary stream (``riftchart run -`` gives standard input's);
+    errors name the source ``label``."""
+    return load_scenario_text(_read_stream(stream, label), label)
+
+
 def _read_file(path: str, label: str) -> str:
     try:
         with open(path, "rb") as stream:
-            raw = stream.read(MAX_FILE_BYTES + 1)
+            return _read_stream(stream, label)
     except OSError as error:
-        raise ScenarioError(label, "<file>", f"cannot read: {error.strerror or error}") from None
+        raise _unreadable(label, error) from None
+
+
+def _read_stream(stream: BinaryIO, label: str) -> str:
+    """The stream's text, UTF-8 (a byte order mark is dropped), at most MAX_FILE_BYTES."""
+    try:
+        raw = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise _unreadable(label, error) from None
     if len(raw) > MAX_FILE_BYTES:
         raise ScenarioError(label, "<file>", f"larger than {MAX_FILE_BYTES} bytes")
     try:
@@ -105,3 +123,7 @@ def _read_file(path: str, label: str) -> str:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise ScenarioError(label, "<file>", "not valid UTF-8", line) from None
+
+
+def _unreadable(label: str, error: OSError) -> ScenarioError:
+    return ScenarioError(label, "<file>", f"cannot read: {error.strerror or error}")

@@ -458,9 +458,24 @@ def test_a_name_with_line_breaks_keeps_the_header_on_one_line(tmp_path):
     assert done.stdout.splitlines()[0] == f"== Two lines and more ({path}) [rules: seed]"
 
 
+def test_an_id_with_a_line_break_keeps_each_trace_line_on_one_line(tmp_path):
+    """An id may hold a line break; the trace prints it as a space, so that no printed line
+    looks like one the runner wrote (here a made-up ``step 99``)."""
+    path = write(tmp_path, "break.yaml", (
+        "name: a line break in an id\nplayers: [P1, P2]\nbattlefields: [{id: A}]\n"
+        'units: [{id: "U1\\nstep 99 - pass", controller: P1, might: 1, at: base}]\n'
+        'steps:\n  - move: {player: P1, units: ["U1\\nstep 99 - pass"], to: A}\n'))
+    done = riftchart("run", path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == 'step 1: move player="P1" units=["U1\\nstep 99 - pass"] to="A"'
+    assert lines[2] == "  P1 exhausts U1 step 99 - pass: a Standard Move to A (CR 144)"
+    assert [line for line in lines if line.startswith("step")] == [lines[1]]
+
+
 def test_a_long_unknown_key_is_cut_short_in_the_message(tmp_path):
     key = "k" * 5000
-    # an explicit key (`? KEY`): YAML allows an implicit one at most 1024 characters
+    # an explicit key (`? KEY`), which YAML allows as well as a plain one
     path = write(tmp_path, "long.yaml", EXAMPLE + f"  - expect:\n      ? {key}\n      : 1\n")
     done = riftchart("run", path)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
@@ -576,3 +591,32 @@ def test_version_is_the_installed_distributions(capsys):
     assert done.value.code == 0
     assert capsys.readouterr().out == f"riftchart {version('riftchart')}\n"
     assert engine.__version__ == version("riftchart")
+
+
+def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-`` is standard input, called ``<stdin>``, read once in a run; a bad one is exit 2
+    with the field named, as a file is; its step-through page is ``stdin.html``."""
+    def piped(text: str, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "engine.cli", "run", *args], input=text,
+                              capture_output=True, text=True, timeout=120)
+
+    done = piped(EXAMPLE, "-")
+    assert done.returncode == 0, done.stderr
+    assert "(<stdin>) [rules: seed]" in done.stdout.splitlines()[0]
+    assert done.stdout.rstrip().endswith("PASS <stdin>")
+    done = piped("name: x\n", "-")
+    assert (done.returncode, done.stderr) == (2, "<stdin>: players: required key missing "
+                                                 "(line 1)\n")
+    done = piped(EXAMPLE, "-", "-")
+    assert done.returncode == 2
+    assert done.stderr == ("<stdin>: <file>: standard input is read once, and an earlier '-' "
+                           "has read it\n")
+    assert done.stdout.count("PASS <stdin>") == 1
+    done = piped(EXAMPLE, "--diagrams", str(tmp_path / "pages"), "-")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pages" / "stdin.html").is_file()
+    # from Python too: run_file("-") reads sys.stdin's bytes
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(EXAMPLE.encode())))
+    result = run_file("-")
+    assert (result.path, result.code) == ("<stdin>", 0)
