@@ -66,6 +66,18 @@ class _ScenarioLoader(yaml.SafeLoader):
     def fail(self, field: str, message: str, line: int | None) -> NoReturn:
         raise ScenarioError(self.label, field or "<root>", message, line)
 
+    def stale_possible_simple_keys(self) -> None:
+        """Forget the places a key might have begun once the line has ended there. YAML also
+        gives up on a key after 1,024 characters, but JSON has no such limit, and a JSON file
+        (which is valid YAML, says the contract) may name a long id as a key."""
+        for level, key in list(self.possible_simple_keys.items()):
+            if key.line != self.line:
+                if key.required:
+                    raise yaml.scanner.ScannerError("while scanning a simple key", key.mark,
+                                                    "could not find expected ':'",
+                                                    self.get_mark())
+                del self.possible_simple_keys[level]
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if not self.check_event(yaml.events.CollectionStartEvent):
             return super().compose_node(parent, index)

@@ -513,6 +513,20 @@ def test_json_is_accepted(tmp_path: Path) -> None:
     assert load_scenario(path).name == "minimal"
 
 
+def test_json_may_name_a_long_id_as_a_key(tmp_path: Path) -> None:
+    """YAML gives up on a key after 1,024 characters; JSON has no such limit, and an id may be
+    as long as a string is (here a key of ``expect.units``, on one line as json.dumps writes)."""
+    long_id = "U" * 1_100
+    data = minimal()
+    data["units"][0]["id"] = long_id
+    data["steps"] = [{"expect": {"units": {long_id: {"at": "base"}}}}]
+    path = write(tmp_path, json.dumps(data), "long.json")
+    assert load_scenario(path).steps[0].args == {"units": {long_id: {"at": "base"}}}
+    # a key still ends on its own line: YAML's other limit on keys is kept
+    with pytest.raises(ScenarioError, match="could not find expected ':'"):
+        load_scenario_text("name: x\nplayers\n: [P1]\n", "split.yaml")
+
+
 def test_utf8_bom_and_unicode_names(tmp_path: Path) -> None:
     path = tmp_path / "bom.yaml"
     path.write_bytes("\ufeff".encode() + FORMAT_EXAMPLE.replace(
