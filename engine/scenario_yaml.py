@@ -78,6 +78,16 @@ class _ScenarioLoader(yaml.SafeLoader):
                                                     self.get_mark())
                 del self.possible_simple_keys[level]
 
+    def fetch_flow_collection_start(self, token_class: Any) -> None:
+        """Refuse flow nesting past MAX_DEPTH as it is scanned: the scanner keeps a possible
+        key per flow level until its line ends, and on one line of ten thousand ``[`` they
+        would cost time that grows as the square of the line (the depth would be refused
+        anyway, later, when the nodes are composed)."""
+        if self.flow_level >= MAX_DEPTH:
+            self.fail("<yaml>", f"mappings and lists nested deeper than {MAX_DEPTH} levels",
+                      _line(self.get_mark()))
+        super().fetch_flow_collection_start(token_class)
+
     def compose_node(self, parent: Any, index: Any) -> Any:
         if not self.check_event(yaml.events.CollectionStartEvent):
             return super().compose_node(parent, index)
