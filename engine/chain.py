@@ -30,7 +30,7 @@ def create(table: Table, rule: str) -> None:
 
 def priority_to_newest(table: Table, rule: str) -> None:
     s = table.state
-    s.passes = 0
+    s.passes = 0  # acting (a play, an Add) restarts every count of passes: rules.md 2
     newest = s.chain[-1]
     # an uncontrolled battlefield's ability is put on the Chain by the turn player (S 184.6.b)
     s.priority = newest.controller or s.turn_player
@@ -51,9 +51,7 @@ def resolve_newest(table: Table, rule: str, at_once: bool) -> None:
         table.say(f"{item.label} resolves at once", rule)
     else:
         table.say(f"Every player has passed in turn; {item.label} resolves", rule)
-    s.resolving = True
-    effects.resolve_item(table, item)
-    s.resolving = False
+    effects.resolve_item(table, item)  # nothing in it runs Cleanup: rules.md 3
     cleanup.run(table)  # rules 11.1 (a): triggers it creates join this Chain
     table.send("priority", "item_resolved", resolved=item)
 

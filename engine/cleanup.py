@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from . import chain, contest, effects, scoring
-from .state import GameState, Unit, battlefield_key, by_board_order
+from .state import GameState, Unit, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -21,14 +21,12 @@ _BATTLEFIELD_STEPS = ("check_control", "stage_showdowns", "stage_combats", "chec
 
 def run(table: Table) -> None:
     s = table.state
-    if s.resolving:
-        return  # never while an item is resolving; it runs once the item has finished
     fixpoints = table.fixpoints
     read: tuple = inputs(s) if fixpoints is not None else ()
     if fixpoints is not None and read in fixpoints:
         return  # a state that reads the same was already found to need nothing
     battlefields = [battlefield_key(bf) for bf in s.fields]
-    for done in range(1000):
+    for pass_number in range(1000):
         if scoring.check_win(table):  # step 1
             return
         changed = contest.designate(table)  # step 2
@@ -46,28 +44,25 @@ def run(table: Table) -> None:
             if fixpoints is not None:
                 # the last pass read this state and changed nothing; after a first pass that
                 # changed nothing it is the state read at the start
-                fixpoints.add(read if done == 0 else inputs(s))
+                fixpoints.add(read if pass_number == 0 else inputs(s))
             return
     raise RuntimeError("Cleanup did not reach a fixed point")
 
 
 def _lethal_damage(table: Table) -> bool:
-    """Step 3: units with lethal damage die; combat damage waits for resolution (11.5)."""
-    s = table.state
-    if s.contest_at and (
-        "damage_step" in s.bf_config(s.contest_at) or "kill_and_recall" in s.bf_config(s.contest_at)
-    ):
+    """Step 3: units with lethal damage die, but not while a Combat's damage waits for its
+    resolution to kill them (rules 11.5)."""
+    if _combat_damage_waits(table.state):
         return False
-    dying = [
-        u.id
-        for u in sorted(
-            (u for u in s.units.values() if u.has_lethal_damage() and u.on_board),
-            key=by_board_order,
-        )
-    ]
-    for uid in dying:
-        effects.die(table, uid, "CR 323")
-    return bool(dying)
+    return effects.kill_lethally_damaged(table, "CR 323")
+
+
+def _combat_damage_waits(s: GameState) -> bool:
+    """A Combat is in its damage step, or in the resolution task that kills (task 1)."""
+    if s.contest_at is None:
+        return False
+    config = s.bf_config(s.contest_at)
+    return "damage_step" in config or "kill_and_recall" in config
 
 
 # What Cleanup's steps, and the guards of the events it sends, read: of each unit, of each

@@ -22,6 +22,11 @@ def settle(table: Table) -> None:
     if s.winner:
         # the game is over: nobody may act, whatever the charts were doing when it was won
         s.focus = s.priority = None
+    if not s.chain:
+        # who held Focus when a chain began matters only to the Cleanup after it ends (a
+        # conversion gives it back, rules 11.1 d); kept after, it would tell apart states that
+        # are one, to the model checker and to anyone comparing snapshots
+        s.focus_at_chain_start = None
 
 
 def _run_on(table: Table) -> None:

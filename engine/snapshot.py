@@ -85,7 +85,8 @@ def _plain(value: Any) -> Any:
 
 def load(data: Mapping[str, Any]) -> GameState:
     """The state a :func:`dump` wrote. Its data is trusted to be a dump's (a game writes it):
-    a field missing from it is a ValueError naming the field; other damage is not looked for."""
+    a field missing from it is a ValueError naming the field; other damage is not looked for,
+    and a field it does not know is left aside (``resolving``, which earlier dumps wrote)."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
@@ -124,7 +125,6 @@ def _state(data: Mapping[str, Any]) -> GameState:
         damage_plan={p: dict(a) for p, a in data["damage_plan"].items()},
         attackers_recalled=data["attackers_recalled"],
         queued_triggers=[(tuple(k), _item(i)) for k, i in data["queued_triggers"]],
-        resolving=data["resolving"],
         winner=data["winner"],
         next_order=data["next_order"],
         blocked_scoring=tuple(data["blocked_scoring"]),

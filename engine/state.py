@@ -173,7 +173,6 @@ class GameState:
     damage_plan: dict[str, dict[str, int]] = field(default_factory=dict)
     attackers_recalled: bool = False
     queued_triggers: list[tuple[tuple, ChainItem]] = field(default_factory=list)
-    resolving: bool = False
     winner: str | None = None
     next_order: int = 0
     blocked_scoring: tuple[str, ...] = ()  # teams: battlefields a teammate controlled
@@ -208,7 +207,6 @@ class GameState:
             damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
             attackers_recalled=self.attackers_recalled,
             queued_triggers=list(self.queued_triggers),
-            resolving=self.resolving,
             winner=self.winner,
             next_order=self.next_order,
             blocked_scoring=self.blocked_scoring,
@@ -244,7 +242,8 @@ class GameState:
 
     @property
     def combatants(self) -> tuple[str, str]:
-        """The Attacker and the Defender of the Combat staged or running."""
+        """The Attacker and the Defender of the Combat under way (a staged Combat's players are
+        its battlefield's ``staged_combatants``)."""
         assert self.attacker is not None and self.defender is not None, "no Combat"
         return self.attacker, self.defender
 

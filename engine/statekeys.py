@@ -128,7 +128,7 @@ def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
     return (
         s.turn_player, tuple(s.scores.values()), tuple(s.deck.values()), s.focus, s.priority,
         s.passes, s.chain_begun_by, s.focus_at_chain_start, s.contest_at, s.attacker,
-        s.defender, s.winner, s.attackers_recalled, s.resolving, s.blocked_scoring, pending,
+        s.defender, s.winner, s.attackers_recalled, s.blocked_scoring, pending,
         tuple(sorted((p, tuple(sorted((rn(u), n) for u, n in a.items())))
                      for p, a in s.damage_plan.items())),
         tuple((k, _chain_key([i])) for k, i in s.queued_triggers),

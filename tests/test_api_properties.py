@@ -629,6 +629,33 @@ def test_a_snapshot_from_before_staged_combatants_restores_the_same_game() -> No
         assert played.view()["units"]["F3"]["at"] == "base"
 
 
+def test_who_held_focus_when_a_chain_began_is_forgotten_once_it_has_ended() -> None:
+    """It matters only to the Cleanup after the chain (a conversion gives Focus back to them,
+    rules 11.1 d); kept, it would tell apart positions that are one, in snapshots and to the
+    model checker. A snapshot written while it was still kept, or with the ``resolving`` flag
+    riftchart once wrote, restores the same game."""
+    game = Game.from_scenario({
+        "name": "a card chain in a showdown", "players": ["P1", "P2"],
+        "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
+                          "effect": {"draw": 1}}]},
+    })
+    game.apply(Move("P1", ("U1",), "A"))
+    game.apply(Play("P1", "S1"))
+    assert game.snapshot()["focus_at_chain_start"] == "P1"  # the chain is under way
+    game.apply(Pass("P1"))
+    game.apply(Pass("P2"))
+    data = game.snapshot()
+    assert (data["focus"], data["focus_at_chain_start"]) == ("P2", None)
+    assert "resolving" not in data
+    data.update(focus_at_chain_start="P1", resolving=False)
+    restored = Game.restore(data)
+    restored.apply(Pass("P2"))
+    game.apply(Pass("P2"))
+    assert restored.snapshot() == game.snapshot()
+
+
 def test_winning_by_a_spell_during_a_showdown_does_not_crash() -> None:
     game = Game.from_scenario({
         "name": "win by a spell in a showdown", "players": ["P1", "P2"], "victory_score": 1,

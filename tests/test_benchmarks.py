@@ -39,4 +39,4 @@ def test_growth_variants_are_valid_scenarios(tmp_path) -> None:
     bench = _bench()
     rows = bench.bench_growth(True, tmp_path, 300)
     assert [(r["battlefields"], r["units_each"]) for r in rows] == [(1, 1), (2, 1), (1, 2), (2, 2)]
-    assert rows[0]["complete"] and rows[0]["states"] == 241  # the figure in the docs
+    assert rows[0]["complete"] and rows[0]["states"] == 171  # the figure in the docs

@@ -77,7 +77,7 @@ def _recording_copy(s: GameState) -> GameState:
 
 def _declared() -> set[str]:
     return (
-        {*cleanup.STATE_INPUTS, *cleanup.SETUP_INPUTS, "resolving"}  # resolving: asked first
+        {*cleanup.STATE_INPUTS, *cleanup.SETUP_INPUTS}
         | {f"unit.{name}" for name in cleanup.UNIT_INPUTS}
         | {f"field.{name}" for name in cleanup.FIELD_INPUTS}
     )
@@ -105,14 +105,14 @@ def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Call
     def run(table: Table) -> None:
         s = table.state
         known = table.fixpoints
-        if known is not None and not s.resolving and cleanup.inputs(s) in known:
+        if known is not None and cleanup.inputs(s) in known:
             probe = Table(s.copy(), table.runtime)  # traced: a skipped Cleanup says nothing
             full_run(probe)  # no fixpoints on the probe: every step is asked
             if state_key(probe.state) != state_key(s) or probe.lines:
                 raise SkippedCleanupChanged(f"Cleanup was skipped where it changes {s}")
             counts["skips"] += 1
         full_run(table)
-        if known is not None and not s.resolving:
+        if known is not None:
             fixed = cleanup.inputs(s)
             if fixed in known and fixed not in recorded:
                 recorded.add(fixed)
