@@ -184,7 +184,7 @@ def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
             raise IllegalAction(f"target {uid} is not a unit on the board", "CR 355.9.a")
 
 
-def _check_play_destination(s: GameState, p: Play, card: Card, wants_to: int) -> None:
+def _check_play_destination(s: GameState, p: Play, card: Card, wants_to: Destination) -> None:
     """A spell names a destination (``to``) as its effect needs one (:func:`needs`)."""
     if wants_to == MUST and p.to is None:
         raise IllegalAction(f"{p.card} needs a destination (to)", "CR 355.4")
@@ -317,18 +317,16 @@ _CHECKS: dict[type, Callable[[GameState, Any], None]] = {
 
 def perform(table: Table, action: Action) -> None:
     """Take a legal action, then let the game run until a player must act."""
-    s = table.state
     if isinstance(action, Move):
         _standard_move(table, action)
     elif isinstance(action, Play):
         _play(table, action)
     elif isinstance(action, Pass):
-        if s.chain_open:
-            table.send("focus", "pass_focus")
-        else:
+        # a pass is of Focus while a Showdown's Focus is held, else of Priority: the charts
+        # know which (Focus is held only in Showdown Open, Priority's window only while Closed)
+        if not table.try_send("focus", "pass_focus"):
             table.send("priority", "pass_priority")
     elif isinstance(action, Add):
-        s.passes = 0
         table.say(f"{action.player} activates an Add ability", "CR 429")
         chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)], "add")
         table.send("priority", "resolve_at_once")
@@ -358,8 +356,7 @@ def _play(table: Table, p: Play) -> None:
     s = table.state
     card = _card_in_hand(s, p.player, p.card)
     s.hands[p.player].remove(card)
-    s.passes = 0
-    table.say(f"{p.player} plays {table.name(p.card) if p.card in s.units else p.card}", "CR 419")
+    table.say(f"{p.player} plays {table.name(p.card)}", "CR 419")
     item = ChainItem(
         kind="card",
         label=card.id,
@@ -444,9 +441,9 @@ def _plays(s: GameState, player: str, card: Card, max_targets: int) -> list[Acti
     target_lists = (_target_lists(on_board, max_targets, order_matters(card.effect))
                     if wants_targets else [()])
     places: list[str | None] = ["base", *s.fields]
-    if wants_to is MAY:
+    if wants_to == MAY:
         places.insert(0, None)  # no destination, or any
-    destinations = [None] if wants_to is NO else places
+    destinations = [None] if wants_to == NO else places
     return [Play(player, card.id, t, to) for t in target_lists for to in destinations]
 
 

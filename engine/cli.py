@@ -8,12 +8,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 from . import __version__, diagrams, graphs, runner, streams
 from .state import PROFILES
-
-T = TypeVar("T")
 
 INTERRUPTED = 130  # the exit code after Ctrl-C, as shells report a process SIGINT stopped
 
@@ -73,34 +71,31 @@ def _cmd_diagrams(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         known = ",".join(diagrams.SUFFIXES)
         err.write(f"riftchart diagrams: --format {args.format!r}: formats are {known}\n")
         return runner.INVALID
-    written = _writing("diagrams", args.out, err,
-                       lambda: diagrams.write_diagrams(args.out, formats))
-    if written is None:
-        return runner.INVALID
-    for path in written:
-        out.write(f"{path}\n")
-    return runner.OK
+    return _write_files("diagrams", args.out, out, err,
+                        lambda: diagrams.write_diagrams(args.out, formats))
 
 
-def _writing(command: str, where: str, err: TextIO, write: Callable[[], T]) -> T | None:
-    """``write()``; if it cannot write its files, one line on ``err`` and None (exit code 2)."""
+def _write_files(command: str, where: str, out: TextIO, err: TextIO,
+                 write: Callable[[], list[Path]]) -> int:
+    """``write()`` and print the paths it wrote; if it cannot write its files, one line on
+    ``err`` and exit code 2."""
     if not where:  # "" would quietly mean the current folder
         err.write(f"riftchart {command}: --out needs a folder name\n")
-        return None
-    return streams.writing(
+        return runner.INVALID
+    written = streams.writing(
         write, err, command=command, what="to ", folder=where,
         no_dot="Graphviz's `dot` is needed for svg and png: "
                "install graphviz, or ask for --format dot,mermaid")
-
-
-def _cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    written = _writing("export", args.out, err,
-                       lambda: graphs.write_exports(args.out, args.format))
     if written is None:
         return runner.INVALID
     for path in written:
         out.write(f"{path}\n")
     return runner.OK
+
+
+def _cmd_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    return _write_files("export", args.out, out, err,
+                        lambda: graphs.write_exports(args.out, args.format))
 
 
 def build_parser() -> argparse.ArgumentParser:

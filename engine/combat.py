@@ -177,9 +177,7 @@ def kill_heal_and_recall(table: Table, bf: str, rule: str) -> None:
     """Task 1: kill units with lethal damage, heal all, recall attackers if defenders remain."""
     s = table.state
     table.say(f"Combat resolution at {bf}, task 1: combat cleanup", rule)
-    for unit in s.units_in_board_order():
-        if unit.on_board and unit.has_lethal_damage():
-            effects.die(table, unit.id, rule)
+    effects.kill_lethally_damaged(table, rule)
     for unit in list(s.units.values()):
         if unit.on_board and unit.damage:
             table.update_unit(unit.id, damage=0)

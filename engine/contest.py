@@ -85,7 +85,6 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
                       "the Attacker", "CR 459.2.b.1")
     defender = next(p for p in present if s.opponents(attacker, p))
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
-    table.update_field(bf, staged_combatants=())  # the staging is used up: the Combat has begun
     s.passes = 0
     if converted:
         table.say(

@@ -1,6 +1,7 @@
 """The engine's working object: a game state, the runtime that moves its charts, and the trace.
 
-Every rules procedure in ``engine`` is a function of a :class:`Table`. The public facade is
+Every rules procedure in ``engine`` that changes the game is a function of a :class:`Table`
+(what only reads it takes the :class:`~engine.state.GameState`). The public facade is
 :class:`engine.game.Game`; a Table is what it drives.
 """
 

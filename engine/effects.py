@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import chain, scoring
 from .effect_needs import names_its_units
 from .errors import counted
-from .state import Card, ChainItem, GameState, Unit, battlefield_key, trigger_from
+from .state import Card, ChainItem, GameState, Unit, battlefield_key, by_board_order, trigger_from
 
 if TYPE_CHECKING:
     from .core import Table
@@ -98,6 +98,16 @@ def die(table: Table, uid: str, rule: str) -> None:
     chain.fire_unit(table, unit, "die")
 
 
+def kill_lethally_damaged(table: Table, rule: str) -> bool:
+    """Units with lethal damage (damage > 0 and at least their Might) die, in board order;
+    whether any did."""
+    dying = sorted((u for u in table.state.units.values() if u.on_board and u.has_lethal_damage()),
+                   key=by_board_order)
+    for unit in dying:
+        die(table, unit.id, rule)
+    return bool(dying)
+
+
 def enter_board(
     table: Table, uid: str, player: str, template: Card, to: str, rule: str, played: bool
 ) -> None:
@@ -134,7 +144,11 @@ def resolve_item(table: Table, item: ChainItem) -> None:
         player = item.controller
         assert player is not None, "a card is always played by a player"
         to = item.to or "base"
-        if to != "base" and destination_problem(s, player, to):
+        # checked when played, and a unit resolves at once (nothing moves in between); said,
+        # as a play_unit effect says it, should that ever change
+        problem = destination_problem(s, player, to) if to != "base" else None
+        if problem:
+            table.say(f"{item.card.id} cannot enter the board at {to} ({problem[0]})", problem[1])
             to = "base"
         enter_board(table, item.card.id, player, item.card, to, "CR 359.2", played=True)
         return

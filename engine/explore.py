@@ -109,7 +109,7 @@ class Explorer:
         self.settings = settings
         self.progress = progress
         self.symmetry = Symmetry(start) if settings.symmetry else None
-        self.context = Expansion(settings, start.profile, self.symmetry)
+        self.expansion = Expansion(settings, start.profile, self.symmetry)
         self.report = Report()
         self.nodes: list[_Node] = []
         self.index: dict[Any, int] = {}
@@ -129,7 +129,7 @@ class Explorer:
         collecting = gc.isenabled()
         try:
             gc.disable()
-            self._add(self.context.key(self.start), _Node(-1, None, 0, 0))
+            self._add(self.expansion.key(self.start), _Node(-1, None, 0, 0))
             seeds: dict[int, list[tuple[int, Any]]] = {0: [(0, self.start)]}
             for turn in range(self.settings.max_turns + 1):
                 if not seeds:
@@ -168,10 +168,10 @@ class Explorer:
         --max-states the states already found are still expanded (their transitions counted
         and checked); only new states are refused (see :meth:`_discover`)."""
         if self._workers is None and self.settings.workers > 1 and len(level) >= PARALLEL_FROM:
-            self._workers = Workers(self.settings.workers, self.context)
+            self._workers = Workers(self.settings.workers, self.expansion)
         if self._workers is not None:
             return self._workers.expand(level, expand)
-        return (self.context.process(node, state, expand, itself) for node, state in level)
+        return (self.expansion.process(node, state, expand, itself) for node, state in level)
 
     def _merge(self, result: Expanded, buckets: dict, next_turn: dict) -> None:
         node = result.node

@@ -240,12 +240,12 @@ def setup_state(scenario: Scenario, runtime: Runtime) -> GameState:
         priority=scenario.turn_player,
         next_order=len(units),
     )
-    _establish_control(state, scenario.battlefields, runtime)
+    _give_setup_control(state, scenario.battlefields, runtime)
     return state
 
 
 def _fields(battlefields: Iterable[BattlefieldSpec]) -> dict[str, Field]:
-    """The battlefields, uncontrolled: :func:`_establish_control` gives them their setup
+    """The battlefields, uncontrolled: :func:`_give_setup_control` gives them their setup
     controllers through their charts."""
     return {
         b.id: Field(
@@ -299,7 +299,7 @@ def _card(c: CardSpec) -> Card:
     )
 
 
-def _establish_control(
+def _give_setup_control(
     state: GameState, battlefields: Iterable[BattlefieldSpec], runtime: Runtime
 ) -> None:
     """Each battlefield the setup gives a controller is controlled in its chart as well as in

@@ -127,14 +127,14 @@ class BattlefieldModel(Model):
     # --- actions: control and Contested ----------------------------------------------------
 
     def take_control_of_battlefield(self) -> None:
-        self._establish_control(self.args["player"])
+        self._give_control(self.args["player"])
 
     def establish_control_for_sole_player(self) -> None:
         (player,) = self.state.players_at(self.bf)
-        self._establish_control(player)
+        self._give_control(player)
         scoring.conquer(self.table, self.bf, player)
 
-    def _establish_control(self, player: str) -> None:
+    def _give_control(self, player: str) -> None:
         self.table.update_field(self.bf, controller=player)
         self.say(f"{self.bf}: {player} establishes control")
 
@@ -208,6 +208,10 @@ class BattlefieldModel(Model):
     def drop_staged_combat(self) -> None:
         self.table.update_field(self.bf, staged_combatants=())
         self.say(f"Cleanup: staged Combat at {self.bf} removed before it began")
+
+    def use_up_staged_combat(self) -> None:
+        """The staged Combat begins: its players are the Combat's own from now on."""
+        self.table.update_field(self.bf, staged_combatants=())
 
     # --- actions: the contest ----------------------------------------------------------
 

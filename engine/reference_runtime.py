@@ -19,8 +19,8 @@ from .runtime import (
     CompiledChart,
     FastRuntime,
     Transition,
-    _guard_specs,
     compiled,
+    guard_specs,
 )
 
 
@@ -86,7 +86,7 @@ class ReferenceRuntime:
                 and t.event == event
                 and t.targets == tuple(x.id for x in psm_transition.targets)
                 and getattr(psm_transition, "rule", "") == t.rule
-                and t.guards == _guard_specs(psm_transition.cond)
+                and t.guards == guard_specs(psm_transition.cond)
             ):
                 return t
         raise LookupError(f"{chart}: no compiled transition for {psm_transition}")

@@ -74,9 +74,13 @@ def run_file(
     try:
         scenario = load_scenario_stream(sys.stdin.buffer) if from_stdin else load_scenario(path)
     except ScenarioError as error:
-        return RunResult(STDIN_LABEL if from_stdin else str(path), "", rules or "", INVALID,
-                         str(error))
+        return _invalid(error, rules)
     return run_scenario(scenario, rules=rules, runtime=runtime, on_step=on_step)
+
+
+def _invalid(error: ScenarioError, rules: str | None) -> RunResult:
+    """The result of a file that is not a valid scenario (exit code 2)."""
+    return RunResult(error.file, "", rules or "", INVALID, str(error))
 
 
 def run_scenario(
@@ -254,13 +258,13 @@ def run_files(
     pages: set[str] = set()
     stdin_read = False
     for path in paths:
-        if os.fspath(path) == STDIN and stdin_read:
-            again = ScenarioError(STDIN_LABEL, "<file>", "standard input is read once, and an "
-                                  "earlier '-' has read it")
-            result = RunResult(STDIN_LABEL, "", rules or "", INVALID, str(again))
+        from_stdin = os.fspath(path) == STDIN
+        if from_stdin and stdin_read:
+            result = _invalid(ScenarioError(STDIN_LABEL, "<file>", "standard input is read "
+                                            "once, and an earlier '-' has read it"), rules)
         else:
             result = run_file(path, rules=rules)
-        stdin_read = stdin_read or os.fspath(path) == STDIN
+        stdin_read |= from_stdin
         _report(result, output, errors, as_json, with_trace, with_states, with_outcomes)
         if output_lost(output, errors, command):
             code = INVALID

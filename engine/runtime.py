@@ -100,7 +100,7 @@ class CompiledChart:
         for t in state.transitions:
             if t.initial:
                 continue
-            guards = _guard_specs(t.cond)
+            guards = guard_specs(t.cond)
             actions = tuple(str(spec) for spec in t.on if not spec.is_convention)
             for event in t.events:
                 self.transitions.append(
@@ -287,7 +287,7 @@ class CompiledChart:
         return new
 
 
-def _guard_specs(cond: Any) -> tuple[tuple[str, bool], ...]:
+def guard_specs(cond: Any) -> tuple[tuple[str, bool], ...]:
     """A python-statemachine transition's guards (its ``cond``) as (name, required value):
     ``!name`` is ``name`` required false."""
     return tuple((str(spec).lstrip("!"), bool(spec.expected_value)) for spec in cond)

@@ -25,7 +25,7 @@ def conquer(table: Table, bf: str, player: str) -> None:
             "CR 464.1.a",
         )
         return
-    if not may_score(table, bf, player):
+    if not may_score(s, bf, player):
         table.say(f"{player} already scored {bf} this turn: no point, no Conquer", "CR 465")
         return
     score(table, bf, player, "conquer")
@@ -37,17 +37,16 @@ def blocked(s: GameState, bf: str, player: str) -> bool:
     return player == s.turn_player and bf in s.blocked_scoring
 
 
-def may_score(table: Table, bf: str, player: str) -> bool:
+def may_score(s: GameState, bf: str, player: str) -> bool:
     """A player scores a battlefield at most once a turn, by either method (CR 465); a
     teammate's score does not use up theirs (rules.md 7 speaks of a player)."""
-    s = table.state
     return player not in s.fields[bf].scored and not blocked(s, bf, player)
 
 
 def score(table: Table, bf: str, player: str, method: str) -> None:
     s = table.state
     f = table.update_field(bf, scored=s.fields[bf].scored + (player,))
-    if method == "conquer" and points(table, player) >= s.victory_score - 1:
+    if method == "conquer" and s.scores[player] >= s.victory_score - 1:
         # every battlefield scored by the player this turn, a teammate's score of it aside,
         # and excepting those a teammate held at the Beginning phase (CR 484.8.f.1)
         scorable = [b for b in s.fields if not blocked(s, b, player)]
@@ -63,7 +62,7 @@ def score(table: Table, bf: str, player: str, method: str) -> None:
     add_points(table, player, 1)
     verb = "conquers" if method == "conquer" else "holds"
     rule = "CR 464.1" if method == "conquer" else "CR 464.2"
-    table.say(f"{player} {verb} {f.id} and scores 1 point ({points(table, player)} in all)", rule)
+    table.say(f"{player} {verb} {f.id} and scores 1 point ({s.scores[player]} in all)", rule)
     _fire_score_triggers(table, bf, player, method)
 
 
@@ -79,12 +78,8 @@ def score_holds(table: Table) -> None:
     """Beginning phase: the turn player scores every battlefield they control (CR 464.2)."""
     s = table.state
     for bf, f in list(s.fields.items()):
-        if f.controller == s.turn_player and may_score(table, bf, s.turn_player):
+        if f.controller == s.turn_player and may_score(s, bf, s.turn_player):
             score(table, bf, s.turn_player, "hold")
-
-
-def points(table: Table, player: str) -> int:
-    return table.state.scores[player]
 
 
 def add_points(table: Table, player: str, amount: int) -> None:

@@ -36,10 +36,10 @@ _STEAL_ABOVE = 2 * _RESULTS_PER_MESSAGE
 _DRAIN_EVERY = 16  # while merging, the parent reads what the workers have sent every so often
 
 
-def _worker_main(conn: Connection, index: int, context: Expansion) -> None:
+def _worker_main(conn: Connection, index: int, expansion: Expansion) -> None:
     """A worker process: holds states by node, expands the ones the parent names, and keeps
     the children the parent says are new. Requests are served in the order they come.
-    ``context`` is the parent's, as it was when the worker started."""
+    ``expansion`` is the parent's, as it was when the worker started."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     gc.disable()  # see engine.explore.Explorer.run
     held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
@@ -77,7 +77,7 @@ def _worker_main(conn: Connection, index: int, context: Expansion) -> None:
                 conn.send([(node, _pickled(held.pop(node))) for node in args[0]])
             elif request == "expand":
                 nodes, expand = args
-                _expand_share(conn, deque(nodes), held, partial(_expand_one, context, held,
+                _expand_share(conn, deque(nodes), held, partial(_expand_one, expansion, held,
                                                                  expand, keep))
             elif request == "steal":  # too late: this worker's share is done
                 conn.send(_Given([]))
@@ -87,15 +87,15 @@ def _worker_main(conn: Connection, index: int, context: Expansion) -> None:
         conn.send(_WorkerError(error))
 
 
-def _expand_one(context: Expansion, held: dict[int, GameState], expand: bool, keep: Keep,
+def _expand_one(expansion: Expansion, held: dict[int, GameState], expand: bool, keep: Keep,
                 node: int) -> Expanded:
     """A state's result, without the transitions the parent needs nothing of: those to a
     state this worker found in an earlier level (the parent already made it a node, or,
     past --max-states, expands nothing more) with no failure, unless a graph is drawn. The
     parent only counts them: most transitions go to known states, and this halves what
     workers send and what the parent merges."""
-    result = context.process(node, held.pop(node), expand, keep)
-    if context.graph:
+    result = expansion.process(node, held.pop(node), expand, keep)
+    if expansion.graph:
         return result
     listed = [step._replace(action=_one_of_each(step.action)) for step in result.successors
               if step.child is not None or step.failures]

@@ -233,9 +233,12 @@ class Battlefield(RiftChart):
                     combat_staged, cond="both_sides_remain", on="note_combat_restaged"
                 ),
             )
-            open_combat = cite("CR 323", combat_staged.to(combat_unstaged))
+            open_combat = cite(
+                "CR 323", combat_staged.to(combat_unstaged, on="use_up_staged_combat")
+            )
             convert_to_combat = cite(
-                "CR 323", combat_staged.to(combat_unstaged, cond="conversion_due")
+                "CR 323",
+                combat_staged.to(combat_unstaged, cond="conversion_due", on="use_up_staged_combat"),
             )
 
         class chain(State.Compound):

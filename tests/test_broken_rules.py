@@ -20,7 +20,7 @@ def _first_focus_to_turn_player(self: models.FocusModel) -> None:
     contest.give_focus(self.table, self.state.turn_player, self.rule)
 
 
-def _conquer_ignores_scored(table, bf, player) -> bool:  # noqa: ANN001
+def _conquer_ignores_scored(s, bf, player) -> bool:  # noqa: ANN001
     return True
 
 

@@ -109,7 +109,7 @@ MUTATIONS = [
     ),
     Mutation(
         "a Conquer scores twice in a turn",
-        [lambda: mock.patch.object(scoring, "may_score", lambda table, bf, player: True)],
+        [lambda: mock.patch.object(scoring, "may_score", lambda s, bf, player: True)],
         _two_player(
             [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
             battlefields=[{"id": "A", "scored_this_turn": ["P1"]}],
