@@ -93,7 +93,8 @@ def recall(table: Table, uid: str, rule: str) -> None:
 
 def die(table: Table, uid: str, rule: str) -> None:
     unit = table.unit(uid)
-    table.update_unit(uid, at="trash", designation=None, damage=0, stunned=False)
+    # off the board a unit has no statuses, as one returned to hand has none
+    table.update_unit(uid, at="trash", designation=None, damage=0, stunned=False, exhausted=False)
     table.say(f"{table.name(uid)} dies", rule)
     chain.fire_unit(table, unit, "die")
 
