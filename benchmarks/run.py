@@ -208,6 +208,15 @@ def memory_per_key(path: Path, samples: int = 300) -> tuple[float, float]:
 # --- 3. the naive explorer ------------------------------------------------------------------
 
 
+def _deep_copy(game: Game) -> Game:
+    """The whole game copied, its python-statemachine machines included: what
+    ``copy.deepcopy`` of an object does by default (riftchart makes a Game's deep copy a
+    clone, which shares the runtime, so the naive explorer does it by hand)."""
+    twin = object.__new__(Game)
+    twin.__dict__.update(copy.deepcopy(game.__dict__))
+    return twin
+
+
 def naive_explore(path: Path, max_states: int) -> tuple[int, int, float]:
     """Breadth-first over whole python-statemachine-backed games, deep-copied per successor,
     keyed by their JSON snapshots: the straightforward way to write an explorer."""
@@ -220,7 +229,7 @@ def naive_explore(path: Path, max_states: int) -> tuple[int, int, float]:
         game = frontier.pop(0)
         turn = game.state.turn_player
         for action in game.legal_actions():
-            child = copy.deepcopy(game)
+            child = _deep_copy(game)
             child.apply(action)
             transitions += 1
             key = child.to_json()
