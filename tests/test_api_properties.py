@@ -629,6 +629,22 @@ def test_a_snapshot_from_before_staged_combatants_restores_the_same_game() -> No
         assert played.view()["units"]["F3"]["at"] == "base"
 
 
+def test_a_staged_combats_players_are_used_up_when_it_begins() -> None:
+    """A battlefield notes the two players of a Combat staged there only while it is staged
+    (D16): once the Combat begins they are its Attacker and Defender, and the note is gone."""
+    game = Game.from_scenario({
+        "name": "a combat begins", "players": ["P1", "P2"],
+        "battlefields": [{"id": "A", "controller": "P2"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"},
+                  {"id": "E1", "controller": "P2", "might": 1, "at": "A"}],
+    })
+    game.apply(Move("P1", ("U1",), "A"))
+    data = game.snapshot()
+    assert (data["attacker"], data["defender"]) == ("P1", "P2")
+    (field,) = data["fields"]
+    assert field["staged_combatants"] == []
+
+
 def test_who_held_focus_when_a_chain_began_is_forgotten_once_it_has_ended() -> None:
     """It matters only to the Cleanup after the chain (a conversion gives Focus back to them,
     rules 11.1 d); kept, it would tell apart positions that are one, in snapshots and to the
