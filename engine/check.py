@@ -28,6 +28,7 @@ from .explore import (
 )
 from .invariants import by_names
 from .runner import FAILED, INVALID, OK
+from .scenario import STDIN
 from .workers import WorkerLost
 from .writable import check_writable
 
@@ -95,6 +96,9 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _bad_arguments(args: argparse.Namespace) -> str | None:
     if not args.file:
         return "a scenario FILE is needed (or --list)"
+    if args.file == STDIN:
+        return ("FILE must be a file, not - (standard input): a counterexample copies its "
+                "setup from it")
     if args.max_turns < 1:
         return "--max-turns must be 1 or more (the turn changes a path may make)"
     if args.max_states < 1:

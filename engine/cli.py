@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_cmd_run)
 
     cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
-    cmp.add_argument("file", metavar="FILE", help="a scenario file")
+    cmp.add_argument("file", metavar="FILE", help="a scenario file; - reads it from standard input")
     cmp.add_argument("--width", type=int, default=None,
                      help="width of each column, 20 to 1000 (default: fit the terminal)")
     cmp.set_defaults(func=_cmd_compare)

@@ -84,7 +84,7 @@ def compare(path: str) -> Comparison:
             first = (a or b).index
             break
     expects = tuple(step.index for step in scenario.steps if step.kind == "expect")
-    return Comparison(str(path), scenario.name, runs, first, expects)
+    return Comparison(scenario.path, scenario.name, runs, first, expects)
 
 
 # --- width ---------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ from . import actions
 from .errors import IllegalAction, ScenarioError, one_line
 from .game import Game
 from .runtime import Runtime
-from .scenario import STDIN_LABEL, Scenario, Step, load_scenario, load_scenario_stream
+from .scenario import STDIN, STDIN_LABEL, Scenario, Step, load_scenario
 from .streams import Output, output_lost, writing
 from .view import ABSENT, active_states, chart_caption, differences
 
@@ -58,7 +57,6 @@ class RunResult:
 
 
 StepHook = Callable[[StepRecord], None]
-STDIN = "-"  # the file name that stands for standard input
 
 
 def run_file(
@@ -70,9 +68,8 @@ def run_file(
 ) -> RunResult:
     """Run one scenario file (``-``: standard input, named ``<stdin>``); never raises for a bad
     file (code 2) or a failed step (code 1)."""
-    from_stdin = os.fspath(path) == STDIN
     try:
-        scenario = load_scenario_stream(sys.stdin.buffer) if from_stdin else load_scenario(path)
+        scenario = load_scenario(path)
     except ScenarioError as error:
         return _invalid(error, rules)
     return run_scenario(scenario, rules=rules, runtime=runtime, on_step=on_step)

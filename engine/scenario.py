@@ -41,6 +41,7 @@ given is a string with more than spaces, and an id is not empty or only spaces (
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from typing import BinaryIO
 
@@ -65,20 +66,25 @@ from engine.scenario_yaml import check_shape, parse_yaml
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INT", "MAX_NODES", "MAX_STEPS", "BattlefieldSpec",
            "CardSpec", "Scenario", "Step", "TriggerSpec", "UnitSpec", "UnitTemplate",
-           "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text"]
+           "STDIN", "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text"]
 
 
+STDIN = "-"  # the file name that stands for standard input, as on the command line
 STDIN_LABEL = "<stdin>"  # how errors name a scenario read from standard input
 
 
 def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = None) -> Scenario:
-    """Load a scenario from a file path, or validate one given as a dict.
+    """Load a scenario from a file path (``-``: standard input), or validate one given as a
+    dict.
 
     ``label`` is how errors and :attr:`Scenario.path` name the source (default: the path as
-    given, or ``<scenario>`` for a dict). Raises :class:`ScenarioError` for anything invalid.
+    given, ``<stdin>``, or ``<scenario>`` for a dict). Raises :class:`ScenarioError` for
+    anything invalid.
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(source)
+        if path == STDIN:
+            return load_scenario_stream(sys.stdin.buffer, label or STDIN_LABEL)
         name = path if label is None else label
         return load_scenario_text(_read_file(path, name), name)
     name = DICT_LABEL if label is None else label
