@@ -306,6 +306,41 @@ def test_a_bad_step_is_a_typed_error_naming_what_is_wrong(kind: str, args: Any, 
     assert str(raised.value).startswith(message)
 
 
+def test_an_assignment_naming_a_unit_twice_is_refused() -> None:
+    """Only the API can name a unit twice in an Assign (a scenario's is a mapping)."""
+    game = Game.from_scenario({
+        "name": "assign twice", "players": ["P1", "P2"], "manual_damage": True,
+        "battlefields": [{"id": "A", "controller": "P2"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 3, "at": "base"},
+                  {"id": "E1", "controller": "P2", "might": 5, "at": "A"}],
+    })
+    for action in [Move("P1", ("U1",), "A"), Pass("P1"), Pass("P2")]:
+        game.apply(action)
+    assert game.view()["pending_choice"]["kind"] == "damage"
+    before = game.to_json()
+    with pytest.raises(IllegalAction, match="a unit is named twice"):
+        game.apply(Assign("P1", (("E1", 3), ("E1", 3))))
+    assert game.to_json() == before
+
+
+def test_legal_actions_lists_a_play_with_no_destination_where_one_may_be_chosen() -> None:
+    """A play_unit effect may take a chosen destination or none (then the base): both are
+    listed, as a unit card to a battlefield its player controls is."""
+    game = Game.from_scenario({
+        "name": "listing", "players": ["P1", "P2"],
+        "battlefields": [{"id": "A", "controller": "P1"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "A"}],
+        "hands": {"P1": [{"id": "C1", "type": "unit", "unit": {"might": 1}},
+                         {"id": "S2", "type": "spell",
+                          "effect": {"play_unit": {"id": "T1", "might": 1}}}]},
+    })
+    listed = game.legal_actions()
+    for action in [Play("P1", "C1", (), "A"), Play("P1", "S2", (), None),
+                   Play("P1", "S2", (), "A"), Play("P1", "S2", (), "base")]:
+        game.check(action)
+        assert action in listed, action
+
+
 def test_every_legal_action_goes_to_a_step_and_back() -> None:
     game = _manual_damage_game()
     for action in game.legal_actions(max_targets=2):

@@ -29,6 +29,9 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
                   "over (CR 467)"),
     ("020", None, "Cleanup: P1 wins with 8 points, more than any opponent; the game is over "
                   "(CR 467)"),
+    # the winner of a Combat, named with its side
+    ("002", None, "Combat at C: P1 (Attacker) won (CR 461.3)"),
+    ("019", None, "Combat at A: P1 (Defender) won (CR 461.3)"),
     # a No Result stages the Combat again: the combat result does, not Cleanup
     ("044", None,
      "No Result with both sides still there: a Combat is staged at A again (CR 461.3.d.1)"),
