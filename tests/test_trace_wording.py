@@ -75,6 +75,7 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("038", "(Defender) won"),  # the attackers were recalled: No Result
     ("038", "no longer an Attacker"),  # a recalled unit leaves the Combat, designation and all
     ("245", "no longer an Attacker"),  # the Combat's end removes designations, not Cleanup
+    ("039", "no longer a"),  # a unit that dies leaves its designation with the board (D20)
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
@@ -88,6 +89,8 @@ def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> No
     ("245", "A: P1 establishes control", "A: no longer Contested"),
     ("001", "A: P1 establishes control", "A: no longer Contested"),  # a non-combat Showdown
     ("038", "A: P2 keeps control", "A: no longer Contested"),
+    ("039", "U1 dies", "E1 dies"),  # units with lethal damage die in board order
+    ("020", "P1 receives Priority", "Cleanup: P1 wins"),  # after the win nobody acts
 ])
 def test_the_trace_says_it_in_the_rules_order(number: str, first: str, then: str) -> None:
     lines = _lines(number)
