@@ -97,3 +97,19 @@ def test_the_trace_says_it_in_the_rules_order(number: str, first: str, then: str
     (at_first,) = [i for i, line in enumerate(lines) if line.startswith(first)]
     (at_then,) = [i for i, line in enumerate(lines) if line.startswith(then)]
     assert at_first < at_then
+
+
+def test_taking_control_of_ones_own_unit_says_nothing() -> None:
+    """A take_control effect on a unit its player controls already does nothing, and says
+    nothing of teammates (there are none in a 1v1 game)."""
+    from engine import Game, Pass, Play
+
+    game = Game.from_scenario({
+        "name": "take your own", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "effect": {"take_control": {}}}]},
+    })
+    lines = game.replay([Play("P1", "S1", ("U1",)), Pass("P1"), Pass("P2")])
+    assert "Every player has passed in turn; S1 resolves (CR 339.1)" in lines
+    assert not [line for line in lines if "control" in line]
+    assert game.view()["units"]["U1"]["controller"] == "P1"
