@@ -30,7 +30,9 @@ def create(table: Table, rule: str) -> None:
 
 def priority_to_newest(table: Table, rule: str) -> None:
     s = table.state
-    s.passes = 0  # acting (a play, an Add) restarts every count of passes: rules.md 2
+    # a new item on the Chain restarts every count of passes (a play or an Add is acting:
+    # rules.md 2); the actions that add one leave the reset to this
+    s.passes = 0
     newest = s.chain[-1]
     # an uncontrolled battlefield's ability is put on the Chain by the turn player (S 184.6.b)
     s.priority = newest.controller or s.turn_player

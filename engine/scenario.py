@@ -84,7 +84,8 @@ def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = No
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(source)
         if path == STDIN:
-            return load_scenario_stream(sys.stdin.buffer, label or STDIN_LABEL)
+            return load_scenario_stream(sys.stdin.buffer,
+                                        STDIN_LABEL if label is None else label)
         name = path if label is None else label
         return load_scenario_text(_read_file(path, name), name)
     name = DICT_LABEL if label is None else label
