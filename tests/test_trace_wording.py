@@ -76,6 +76,7 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("038", "no longer an Attacker"),  # a recalled unit leaves the Combat, designation and all
     ("245", "no longer an Attacker"),  # the Combat's end removes designations, not Cleanup
     ("039", "no longer a"),  # a unit that dies leaves its designation with the board (D20)
+    ("226", "is recalled"),  # a required move that cannot be made leaves a unit in its base
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
@@ -97,6 +98,19 @@ def test_the_trace_says_it_in_the_rules_order(number: str, first: str, then: str
     (at_first,) = [i for i, line in enumerate(lines) if line.startswith(first)]
     (at_then,) = [i for i, line in enumerate(lines) if line.startswith(then)]
     assert at_first < at_then
+
+
+def test_a_no_result_with_both_sides_there_is_said_in_the_order_it_happens() -> None:
+    """Task 2 says No Result, the battlefield chart stages the Combat again, task 3 leaves
+    control unsettled, task 4 ends the Combat: four lines in a row (CR 461.3-461.7)."""
+    lines = _lines("044")
+    at = lines.index("Combat at A: No Result (CR 461.3)")
+    assert lines[at:at + 4] == [
+        "Combat at A: No Result (CR 461.3)",
+        "No Result with both sides still there: a Combat is staged at A again (CR 461.3.d.1)",
+        "A: a contest is staged there again; control is not settled yet (CR 461.5)",
+        "Combat at A ends; designations are removed (CR 461.7)",
+    ]
 
 
 def test_taking_control_of_ones_own_unit_says_nothing() -> None:
