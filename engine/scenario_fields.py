@@ -208,7 +208,8 @@ class FieldChecks:
             self.fail(at, "an id must not be empty or only spaces" if value else
                       "an id must not be empty")
         if value in RESERVED_IDS:
-            self.fail(at, f"{quoted(value)} is reserved and cannot be an id")
+            self.fail(at, f"{quoted(value)} is reserved and cannot be an id "
+                          f"({RESERVED_IDS[value]})")
         if ":" in value:
             self.fail(at, f"an id must not contain ':' ({quoted(value)})")
         return value

@@ -19,7 +19,15 @@ MAX_NODES = 1_000_000
 MAX_STEPS = 10_000
 MAX_INT = 1_000_000
 
-RESERVED_IDS = ("base", "hand", "trash")
+# words an id cannot be, and why (D39): the three are places a unit can be, and an Add
+# ability is ``add:PLAYER`` on the chain, where an object ``add`` with a trigger on an event
+# named like a player would read the same
+RESERVED_IDS = {
+    "base": "the name of a place",
+    "hand": "the name of a place",
+    "trash": "the name of a place",
+    "add": "an Add ability shows on the chain as add:PLAYER",
+}
 KEYWORDS = ("tank", "backline", "ganking")
 EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")
 # which source each event can happen to (scenario-format.md, Triggers): a unit's ("this unit

@@ -641,6 +641,10 @@ INVALID: list[tuple[str, Any, str, str]] = [
     ("player id is a number", setitem("players", ["P1", 2]), "players[1]", "string"),
     ("player id base", setitem("players", ["P1", "base"]), "players[1]", "reserved"),
     ("player id hand", setitem("players", ["hand", "P2"]), "players[0]", "reserved"),
+    # D39: an object "add" with a trigger on an event named like a player would show on the
+    # chain as that player's Add ability does
+    ("unit id add", setitem("units[0].id", "add"), "units[0].id", "add:PLAYER"),
+    ("player id add", setitem("players", ["P1", "add"]), "players[1]", "reserved"),
     ("player id with colon", setitem("players", ["P1", "P:2"]), "players[1]", "':'"),
     ("empty id", setitem("players", ["P1", ""]), "players[1]", "empty"),
     # D15: an id of only spaces, or an empty display name, is a mistake, as an empty id is
