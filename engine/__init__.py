@@ -5,15 +5,15 @@ The stable API for other programs::
     from engine import Game, IllegalAction, ScenarioError
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib import metadata as _metadata
 
 from .actions import Action, Add, Assign, Choose, EndTurn, Move, Pass, Play
 from .errors import ActionInProgress, IllegalAction, RiftchartError, ScenarioError
 from .game import Game
 
 try:
-    __version__ = version("riftchart")
-except PackageNotFoundError:  # the sources on sys.path, not installed
+    __version__ = _metadata.version("riftchart")
+except _metadata.PackageNotFoundError:  # the sources on sys.path, not installed
     __version__ = "unknown"
 
 __all__ = [

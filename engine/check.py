@@ -26,7 +26,7 @@ from .explore import (
     explore,
     prepare,
 )
-from .invariants import by_names
+from .invariants import Invariant, by_names
 from .runner import FAILED, INVALID, OK
 from .scenario import STDIN
 from .workers import WorkerLost
@@ -39,13 +39,11 @@ SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a
 def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input, 3 a
     worker process lost."""
-    if args.list:
-        if args.file:  # a search was meant, or a file's invariants: neither is what --list does
-            err.write("riftchart check: --list names the invariants and takes no FILE\n")
-            return INVALID
-        _print_invariants(out, as_json=args.json)
-        return OK
-    problem = _bad_arguments(args)
+    if args.list and args.file:
+        # a search was meant, or a file's invariants: neither is what --list does
+        err.write("riftchart check: --list names the invariants and takes no FILE\n")
+        return INVALID
+    problem = None if args.list else _bad_arguments(args)
     if problem:
         err.write(f"riftchart check: {problem}\n")
         return INVALID
@@ -54,6 +52,9 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except KeyError as unknown:
         err.write(f"riftchart check: unknown invariant {unknown.args[0]!r} (see --list)\n")
         return INVALID
+    if args.list:  # every invariant, or those named with --invariant
+        _print_invariants(chosen, out, as_json=args.json)
+        return OK
     try:
         prepared = prepare(args.file, args.rules)
     except ScenarioError as error:
@@ -110,7 +111,7 @@ def _bad_arguments(args: argparse.Namespace) -> str | None:
     if not args.out:
         return "--out needs a folder name"
     if args.graph is not None and not args.graph.lower().endswith((".graphml", ".dot", ".gv")):
-        return "--graph FILE must end in .graphml, .dot or .gv"
+        return f"--graph {args.graph!r}: the file name must end in .graphml, .dot or .gv"
     return None
 
 
@@ -305,16 +306,14 @@ def _print_summary(summary: dict, out: TextIO) -> None:
                   f"{v['counterexample'] or 'counterexample not written'}\n")
 
 
-def _print_invariants(out: TextIO, as_json: bool) -> None:
-    from .invariants import all_invariants
-
+def _print_invariants(invariants: list[Invariant], out: TextIO, as_json: bool) -> None:
     if as_json:
         listed = [{"name": inv.name, "kind": inv.kind, "rule": inv.rule,
                    "profiles": list(inv.profiles), "doc": " ".join(inv.doc.split())}
-                  for inv in all_invariants()]
+                  for inv in invariants]
         out.write(json.dumps(listed, indent=2) + "\n")
         return
-    for inv in all_invariants():
+    for inv in invariants:
         scope = "" if len(inv.profiles) > 1 else f", profile {inv.profiles[0]} only"
         out.write(f"{inv.name} [{inv.kind}, {inv.rule}{scope}]\n    {inv.doc}\n")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from . import __version__, diagrams, graphs, runner, streams
+from .errors import counted
 from .state import PROFILES
 
 INTERRUPTED = 130  # the exit code after Ctrl-C, as shells report a process SIGINT stopped
@@ -59,8 +60,16 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write("riftchart demo: no bundled scenarios found: it plays the scenarios/ folder of "
                   "a riftchart checkout (beside the sources, or in the current folder)\n")
         return runner.INVALID
-    code = runner.run_files(files, out, err, rules=args.rules, command="demo")
+    failed: list[str] = []
+
+    def note(result: runner.RunResult) -> None:
+        if result.code != runner.OK:
+            failed.append(Path(result.path).name)
+
+    code = runner.run_files(files, out, err, rules=args.rules, command="demo", on_result=note)
     out.write(f"\n{len(files)} bundled scenarios run; exit code {code}\n")
+    if failed:  # named again at the end: a failure is otherwise found among 6,000 lines
+        out.write(f"{counted(len(failed), 'scenario')} did not pass: {', '.join(failed)}\n")
     return code
 
 
@@ -121,17 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--diagrams", metavar="DIR", help="write lit charts per step and a step-through page"
     )
-    run.set_defaults(func=_cmd_run)
+    run.set_defaults(func=_cmd_run, parser=run)
 
     cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
     cmp.add_argument("file", metavar="FILE", help="a scenario file; - reads it from standard input")
     cmp.add_argument("--width", type=int, default=None,
                      help="width of each column, 20 to 1000 (default: fit the terminal)")
-    cmp.set_defaults(func=_cmd_compare)
+    cmp.set_defaults(func=_cmd_compare, parser=cmp)
 
     check = sub.add_parser("check", help="explore every reachable state and check invariants")
     check.add_argument("file", nargs="?", help="a scenario: its setup, then its steps as a prefix")
-    check.add_argument("--list", action="store_true", help="list the invariants and exit")
+    check.add_argument("--list", action="store_true",
+                       help="list the invariants (those named by --invariant, or all) and exit")
     check.add_argument("--invariant", action="append", metavar="NAME",
                        help="check this invariant (repeat for more; default: all)")
     check.add_argument("--rules", choices=PROFILES, help="override the rules profile")
@@ -153,13 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="counterexamples",
         help="where counterexample scenarios are written (default: counterexamples)",
     )
-    check.set_defaults(func=_cmd_check)
+    check.set_defaults(func=_cmd_check, parser=check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")
     demo.add_argument("--rules", choices=PROFILES,
                       help="play every scenario under this profile, not the one it names (the "
                            "expectations written for the other profile then fail: see compare)")
-    demo.set_defaults(func=_cmd_demo)
+    demo.set_defaults(func=_cmd_demo, parser=demo)
 
     dia = sub.add_parser("diagrams", help="write every chart as a diagram")
     dia.add_argument("--out", default="diagrams", metavar="DIR",
@@ -167,14 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
     dia.add_argument("--format", default="dot,svg,mermaid",
                      help="a comma-separated list of: " + ",".join(diagrams.SUFFIXES)
                      + " (default: %(default)s)")
-    dia.set_defaults(func=_cmd_diagrams)
+    dia.set_defaults(func=_cmd_diagrams, parser=dia)
 
     export = sub.add_parser("export", help="export the charts for other tools")
     export.add_argument("--format", choices=["graphml", "json", "scxml"], required=True,
                         help="one file per chart in this format")
     export.add_argument("--out", default="export", metavar="DIR",
                         help="where the files go (default: export)")
-    export.set_defaults(func=_cmd_export)
+    export.set_defaults(func=_cmd_export, parser=export)
     return parser
 
 
@@ -183,7 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     reader that went away (``| head``) leaves the exit code as the command decided; a stdout
     that cannot be written (a full disk, or closed: ``>&-``) is one line on stderr and exit
     code 2; a stderr that cannot be written loses only its own lines."""
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # said with the command's own usage (``compare A B``: compare takes one FILE)
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     _hold_closed_descriptors()
     for stream in (sys.stdout, sys.stderr):
         # a file name that is not valid UTF-8, or a name the terminal cannot show, is written

@@ -149,7 +149,11 @@ class Game:
     @classmethod
     def from_json(cls, text: str, runtime: Runtime | None = None) -> Game:
         """A new game from :meth:`to_json`'s text."""
-        return cls.restore(json.loads(text), runtime)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:  # a ValueError still, saying what was expected
+            raise ValueError(f"not a snapshot's JSON text: {error}") from None
+        return cls.restore(data, runtime)
 
     def replay(self, log: Iterable[Action]) -> list[str]:
         """:meth:`apply` each action in order; returns the trace lines they produced. Stops at

@@ -237,8 +237,10 @@ def run_files(
     rules: str | None = None,
     diagrams_dir: Path | None = None,
     command: str = "run",
+    on_result: Callable[[RunResult], None] | None = None,
 ) -> int:
     """Run several files; each stops at its first failure; the exit code is the highest.
+    ``on_result``, if given, hears each file's result once it is reported.
 
     With ``diagrams_dir``, each file also gets its lit charts and a step-through page there,
     named after the file (``NAME-2``, ``NAME-3``... for a name met again in the same run, with
@@ -263,6 +265,8 @@ def run_files(
             result = run_file(path, rules=rules)
         stdin_read |= from_stdin
         _report(result, output, errors, as_json, with_trace, with_states, with_outcomes)
+        if on_result is not None:
+            on_result(result)
         if output_lost(output, errors, command):
             code = INVALID
         code = max(code, result.code)

@@ -107,9 +107,13 @@ def test_an_observer_that_raises_leaves_the_game_as_it_was() -> None:
     assert (game.snapshot(), game.view(), game.trace, game.log) == (snapshot, view, trace, [])
 
 
-@pytest.mark.parametrize("text", ["[]", "null", "3", '"x"'])
-def test_restoring_what_is_not_a_snapshot_is_a_value_error(text: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("text", "said"), [
+    ("[]", "not a riftchart-snapshot/1 snapshot"), ("null", "not a riftchart-snapshot/1"),
+    ("3", "not a riftchart-snapshot/1"), ('"x"', "not a riftchart-snapshot/1"),
+    ("not json", "not a snapshot's JSON text: Expecting value"), ("", "not a snapshot's JSON"),
+])
+def test_restoring_what_is_not_a_snapshot_is_a_value_error(text: str, said: str) -> None:
+    with pytest.raises(ValueError, match=said):
         Game.from_json(text)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import cli
 from engine.runner import run_file, run_files
 from tests.conftest import ROOT, SCENARIOS
 from tests.test_scenario_loader import FORMAT_EXAMPLE
@@ -44,8 +45,11 @@ def test_a_failed_expectation_exits_1_naming_file_step_and_values(tmp_path):
     path = write(tmp_path, "bad.yaml", broken)
     done = riftchart("run", path)
     assert done.returncode == 1
-    assert f"{path}: step 4" in done.stdout + done.stderr
-    assert 'expected "P1", actual "P2"' in done.stdout + done.stderr
+    # the FAIL line follows the trace on stdout (with --json it goes to stderr: below)
+    (fail,) = [line for line in done.stdout.splitlines() if line.startswith("FAIL ")]
+    assert done.stdout.endswith(fail + "\n")
+    assert f"{path}: step 4" in fail
+    assert 'expected "P1", actual "P2"' in fail
     assert "Traceback" not in done.stderr
 
 
@@ -117,6 +121,19 @@ def test_demo_runs_every_bundled_scenario():
     done = riftchart("demo")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     assert done.stdout.count("\nPASS ") == len(SCENARIOS)
+    assert "did not pass" not in done.stdout
+
+
+def test_demo_names_the_scenarios_that_did_not_pass_at_the_end(capsys):
+    """Under one profile for all, the other profile's scenarios fail; the last line names
+    each, as its FAIL line in the trace does."""
+    assert cli.main(["demo", "--rules", "cr-1.4"]) == 1
+    out = capsys.readouterr().out
+    failed = sorted(Path(line.split()[1].split(":")[0]).name
+                    for line in out.splitlines() if line.startswith("FAIL "))
+    assert failed and "023_cleanup_control_loss_seed.yaml" in failed
+    last = out.splitlines()[-1]
+    assert last == f"{len(failed)} scenarios did not pass: {', '.join(failed)}"
 
 
 CITATION = re.compile(r"\((S [0-9.a-z]+|CR [0-9.a-z-]+|rules [0-9.]+|seed 00[0-3])\)$")
@@ -584,13 +601,30 @@ def test_version_is_the_installed_distributions(capsys):
     from importlib.metadata import version
 
     import engine
-    from engine import cli
 
     with pytest.raises(SystemExit) as done:
         cli.main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"riftchart {version('riftchart')}\n"
     assert engine.__version__ == version("riftchart")
+    # the package shows its API and its modules, not what it used to find its version
+    shown = {name for name, value in vars(engine).items()
+             if not name.startswith("_") and not isinstance(value, type(engine))}
+    assert shown == set(engine.__all__)
+
+
+@pytest.mark.parametrize(("argv", "usage"), [
+    (["compare", "a.yaml", "b.yaml"], "usage: riftchart compare"),  # compare takes one FILE
+    (["check", "a.yaml", "b.yaml"], "usage: riftchart check"),
+    (["run", "a.yaml", "--bogus"], "usage: riftchart run"),
+])
+def test_a_stray_argument_is_said_with_the_commands_own_usage(argv, usage, capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main(argv)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage)
+    assert f"riftchart {argv[0]}: error: unrecognized arguments: {argv[-1]}" in err
 
 
 def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,

@@ -116,6 +116,17 @@ def test_invariant_list(capsys: pytest.CaptureFixture) -> None:
     assert "takes no FILE" in capsys.readouterr().err
 
 
+def test_invariant_list_of_the_named_ones(capsys: pytest.CaptureFixture) -> None:
+    """--list with --invariant lists those named; an unknown name is refused, not ignored."""
+    assert cli.main(["check", "--list", "--invariant", "no_deadlock",
+                     "--invariant", "teammates_apart"]) == 0
+    listed = [line.split(" ")[0] for line in capsys.readouterr().out.splitlines()
+              if not line.startswith(" ")]
+    assert listed == ["no_deadlock", "teammates_apart"]
+    assert cli.main(["check", "--list", "--invariant", "bogus"]) == 2
+    assert "unknown invariant 'bogus'" in capsys.readouterr().err
+
+
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code, report = _check([str(write_yaml(tmp_path, SMALL)), "--rules", "cr-1.4",
                            "--max-states", "50", "--out", str(tmp_path)], capsys)
