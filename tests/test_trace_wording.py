@@ -61,6 +61,15 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("013", None, "P2 receives Priority again (rules 11.7)"),
     # attackers recalled with defenders left: No Result, not the Defender's win
     ("038", None, "Combat at A: No Result (CR 461.3)"),
+    # said by the battlefield chart's own transitions (a mutation audit of the charts found
+    # these lines the only sign of a transition dropped or moved)
+    ("033", None, "Nobody's units remain at A; nobody claims it (S 184.4)"),  # uncontrolled
+    ("247", None, "Nobody's units remain at A; nobody claims it (S 184.4)"),  # was controlled
+    ("039", None, "No units remain at A (CR 461.5.b)"),
+    ("055", None, "P1 ends the turn: Ending phase, stuns expire and damage heals (CR 317)"),
+    ("055", None, "Main phase: P2 has Priority (CR 316)"),
+    ("022", None, "They join the Chain that is resolving (CR 336.1)"),
+    ("003", None, "P1 gains Focus: the Attacker (CR 459.2.c)"),
 ])
 def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
     assert line in _lines(number, rules)
