@@ -35,9 +35,10 @@ class Battlefield(RiftChart):
             uncontrolled = State(initial=True)
             controlled = State()
 
+            # a setup's controller: sent once, to a chart that starts uncontrolled
             establish_control = cite(
                 "S 184.4", uncontrolled.to(controlled, on="take_control_of_battlefield")
-            ) | cite("S 184.4", controlled.to.itself(on="take_control_of_battlefield"))
+            )
             # a controller with no units there loses control, except while control is frozen:
             # the seed freezes it while the battlefield is Contested; cr-1.4's Cleanup loses it
             # only in an Open state with no Showdown or Combat under way there
