@@ -40,7 +40,9 @@ def priority_to_newest(table: Table, rule: str) -> None:
 
 
 def join_chain_being_resolved(table: Table, rule: str) -> None:
-    table.say("They join the Chain that is resolving", rule)
+    # the item that made them has left the Chain but has not finished resolving (its Cleanup
+    # runs first): they go on this Chain, not a new one
+    table.say("They join this Chain while its item finishes resolving", rule)
 
 
 def resolve_newest(table: Table, rule: str, at_once: bool) -> None:

@@ -137,6 +137,7 @@ class BattlefieldModel(Model):
     def _give_control(self, player: str) -> None:
         self.table.update_field(self.bf, controller=player)
         self.say(f"{self.bf}: {player} establishes control")
+        scoring.block_if_teammates(self.state, self.bf)
 
     def keep_control(self) -> None:
         self.say(f"{self.bf}: {self.f.controller} keeps control; keeping control is not conquering")

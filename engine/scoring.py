@@ -37,6 +37,21 @@ def blocked(s: GameState, bf: str, player: str) -> bool:
     return player == s.turn_player and bf in s.blocked_scoring
 
 
+def teammate_of_turn_player(s: GameState, player: str | None) -> bool:
+    if player is None or player == s.turn_player:
+        return False
+    return not s.opponents(s.turn_player, player)
+
+
+def block_if_teammates(s: GameState, bf: str) -> None:
+    """A battlefield a teammate of the turn player comes to control during the Beginning phase
+    is blocked as one they controlled when it began is (D10: "at your Beginning phase" is the
+    whole phase, whose triggers can move a teammate's unit there to conquer it)."""
+    if (s.phase == "beginning" and teammate_of_turn_player(s, s.fields[bf].controller)
+            and bf not in s.blocked_scoring):
+        s.blocked_scoring += (bf,)
+
+
 def may_score(s: GameState, bf: str, player: str) -> bool:
     """A player scores a battlefield at most once a turn, by either method (CR 465); a
     teammate's score does not use up theirs (rules.md 7 speaks of a player)."""

@@ -27,13 +27,10 @@ def next_turn(table: Table, rule: str) -> None:
     for bf, f in list(s.fields.items()):
         if f.scored:
             table.update_field(bf, scored=())
-    # teams: a battlefield a teammate controls now cannot be scored by you this turn
+    # teams: a battlefield a teammate controls now cannot be scored by you this turn (nor
+    # one a teammate comes to control in the Beginning phase: scoring.block_if_teammates)
     s.blocked_scoring = tuple(
-        bf
-        for bf, f in s.fields.items()
-        if f.controller
-        and f.controller != s.turn_player
-        and not s.opponents(s.turn_player, f.controller)
+        bf for bf, f in s.fields.items() if scoring.teammate_of_turn_player(s, f.controller)
     )
     table.say(f"{s.turn_player}'s turn: Awaken phase, their units ready", rule)
     for unit in list(s.units.values()):

@@ -68,7 +68,7 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("039", None, "No units remain at A (CR 461.5.b)"),
     ("055", None, "P1 ends the turn: Ending phase, stuns expire and damage heals (CR 317)"),
     ("055", None, "Main phase: P2 has Priority (CR 316)"),
-    ("022", None, "They join the Chain that is resolving (CR 336.1)"),
+    ("022", None, "They join this Chain while its item finishes resolving (CR 336.1)"),
     ("003", None, "P1 gains Focus: the Attacker (CR 459.2.c)"),
 ])
 def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
