@@ -140,8 +140,8 @@ class Symmetry:
     a state's key lists them sorted by what they are doing, not by their ids.
 
     Units that any effect names by id (cards, triggers, battlefield abilities) are never
-    interchangeable. Board order is kept among the units at each battlefield (it decides the
-    damage assignment there), not across locations: that is the reduction's one abstraction.
+    interchangeable. Two states share a key exactly when renaming interchangeable units maps
+    one onto the other (board order included), so the reduction loses no violation.
     """
 
     def __init__(self, start: GameState):
@@ -207,10 +207,10 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
         (rn(u.id), u.owner, u.controller, u.at, u.exhausted, u.stunned, u.damage, u.designation)
         for u in s.units.values()
     ))
-    board = tuple(
-        tuple(rn(u.id) for u in s.units_in_board_order() if u.at == bf)
-        for bf in s.fields
-    )
+    # the whole board order, renamed: units at base keep theirs when they move together, and
+    # it decides the damage assignment wherever they meet (kept per battlefield only, it
+    # merged states that the rules tell apart, and a violation could be missed)
+    board = tuple(rn(u.id) for u in s.units_in_board_order() if u.on_board)
     return (
         units,
         board,

@@ -280,10 +280,14 @@ def test_graph_refused_when_too_big(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_symmetry_reduces_and_keeps_the_verdict(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture) -> None:
-    code, report = _check([str(write_yaml(tmp_path, SMALL)), "--symmetry"], capsys)
+    """F1 and F2 are interchangeable: P2's Reaction killing either leaves one state (board
+    order tells two twins apart while both are on the board, not once one has left it)."""
+    kill = {"id": "T1", "type": "spell", "timing": "reaction", "effect": {"kill": {}}}
+    data = {**SMALL, "hands": {**SMALL["hands"], "P2": [kill]}}
+    code, report = _check([str(write_yaml(tmp_path, data)), "--symmetry"], capsys)
     assert code == 0
     sym = report["symmetry"]
-    assert sym["states_with"] < sym["states_without"]  # F1 and F2 are interchangeable
+    assert (sym["states_without"], sym["states_with"]) == (3801, 3386)
     assert sym["same_verdict"]
 
 
@@ -320,17 +324,24 @@ def test_symmetry_key_merges_swapped_units() -> None:
     start = prepare(str(FFA)).start
     sym = explore.Symmetry(start)
     assert sym.classes == (("F1", "F2"),)
-    one, two = start.copy(), start.copy()
-    one.units["F1"] = _moved(one.units["F1"], "B")
-    two.units["F2"] = _moved(two.units["F2"], "B")
+    one, two = _twin_moved(start, "F1"), _twin_moved(start, "F2")
     assert state_key(one) != state_key(two)
     assert sym.key(one) == sym.key(two)
+    # moved alone, F2 is after F1 in board order, which a later move keeps: not a renaming
+    alone = start.copy()
+    alone.units["F2"] = dataclasses.replace(alone.units["F2"], at="B")
+    assert sym.key(one) != sym.key(alone)
 
 
-def _moved(unit: Any, where: str) -> Any:
-    from dataclasses import replace
-
-    return replace(unit, at=where)
+def _twin_moved(start: GameState, twin: str) -> GameState:
+    """``start`` with the twin F1 or F2 at B, first of the two in board order: the two are
+    each other's renaming, board order included."""
+    state = start.copy()
+    first, second = sorted((state.units["F1"], state.units["F2"]), key=lambda u: u.order)
+    other = "F2" if twin == "F1" else "F1"
+    state.units[twin] = dataclasses.replace(state.units[twin], at="B", order=first.order)
+    state.units[other] = dataclasses.replace(state.units[other], order=second.order)
+    return state
 
 
 def test_symmetry_renames_twins_wherever_the_state_names_them() -> None:
@@ -338,9 +349,7 @@ def test_symmetry_renames_twins_wherever_the_state_names_them() -> None:
     the same names on the same twin are not."""
     start = prepare(str(FFA)).start
     sym = explore.Symmetry(start)
-    one, two = start.copy(), start.copy()
-    one.units["F1"] = _moved(one.units["F1"], "B")
-    two.units["F2"] = _moved(two.units["F2"], "B")
+    one, two = _twin_moved(start, "F1"), _twin_moved(start, "F2")
     for field, value in (("pending", lambda moved: {"player": "P3", "kind": "damage",
                                                     "options": (moved,), "total": 1}),
                          ("damage_plan", lambda moved: {"P1": {moved: 1}})):
@@ -579,15 +588,13 @@ def test_the_key_holds_every_field_a_rule_can_change(symmetry: bool) -> None:
     leaves_out = {cls: set(names) for cls, names in KEY_LEAVES_OUT.items()}
     key = state_key
     if symmetry:
-        # U3, a twin of U1, so that the key renames them; with --symmetry the board order
-        # is kept only among the units at one battlefield, and these two are at base
+        # U3, a twin of U1, so that the key renames them
         start.units["U3"] = dataclasses.replace(start.units["U1"], id="U3",
                                                 order=start.next_order)
         start.next_order += 1
         key = explore.Symmetry(start).key
         assert explore.Symmetry(start).classes == (("U1", "U3"),)
         leaves_out[GameState].add("units")
-        leaves_out[Unit].add("order")
     before = key(start)
     changed = []
     for f in dataclasses.fields(GameState):
