@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import yaml
 
 from engine.runner import run_file
+from engine.state import GameState
 
 
 def step_block(text: str, index: int) -> list[str]:
@@ -39,3 +41,14 @@ def write_yaml(tmp_path: Path, data: dict[str, Any], name: str = "model.yaml") -
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
+
+
+def twin_moved(start: GameState, twin: str, other: str, to: str = "B") -> GameState:
+    """``start`` with ``twin`` at ``to``, first of the two twins in board order: called with
+    the twins each way round, it gives two states that are each other's renaming, board order
+    included (what --symmetry merges)."""
+    state = start.copy()
+    first, second = sorted((state.units[twin], state.units[other]), key=lambda u: u.order)
+    state.units[twin] = dataclasses.replace(state.units[twin], at=to, order=first.order)
+    state.units[other] = dataclasses.replace(state.units[other], order=second.order)
+    return state

@@ -28,6 +28,7 @@ from engine.expansion import successor
 from engine.invariants import by_names
 from engine.state import ChainItem, GameState, battlefield_key
 from tests.conftest import ROOT
+from tests.helpers import twin_moved, write_yaml
 
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
 FFA = ROOT / "models" / "ffa_three_players.yaml"
@@ -136,11 +137,7 @@ def test_symmetry_renames_twins_on_the_chain() -> None:
     start = explore.prepare(str(FFA)).start
     sym = explore.Symmetry(start)
     assert sym.classes == (("F1", "F2"),)
-    first, second = start.units["F1"].order, start.units["F2"].order
-    one, two = start.copy(), start.copy()
-    one.units["F1"] = replace(one.units["F1"], at="B")
-    two.units["F2"] = replace(two.units["F2"], at="B", order=first)
-    two.units["F1"] = replace(two.units["F1"], order=second)
+    one, two = twin_moved(start, "F1", "F2"), twin_moved(start, "F2", "F1")
 
     def stun(target: str) -> list:
         return [ChainItem("card", "T1", "P2", {"stun": {}}, targets=(target,))]
@@ -227,8 +224,7 @@ def _c2_dies_beside_c1(before: dict, step: Any, after: dict) -> bool:
 
 
 def test_symmetry_finds_what_the_plain_search_finds(tmp_path: Path) -> None:
-    path = tmp_path / "board_order.yaml"
-    path.write_text(yaml.safe_dump(BOARD_ORDER), encoding="utf-8")
+    path = write_yaml(tmp_path, BOARD_ORDER)
     start = explore.prepare(str(path)).start
     assert explore.Symmetry(start).classes == (("E1", "F1", "F2"),)
     invariant = invariants.view_step_invariant("c2_never_dies_beside_c1", "a test's own",
@@ -248,16 +244,16 @@ def _reachable(start: GameState, key: Any) -> dict[Any, GameState]:
             child = successor(state, action)
             if key(child) not in seen:
                 seen[key(child)] = child
-                if turns + (child.turn_player != state.turn_player) < 1:
-                    todo.append((child, turns + (child.turn_player != state.turn_player)))
+                child_turns = turns + (child.turn_player != state.turn_player)
+                if child_turns < 1:
+                    todo.append((child, child_turns))
     return seen
 
 
 def test_every_state_is_met_by_the_symmetric_search_as_its_class(tmp_path: Path) -> None:
     """Sound reduction: each state the plain search reaches has its symmetric key among the
     states the symmetric search reaches (it merges renamings only, and loses none)."""
-    path = tmp_path / "board_order.yaml"
-    path.write_text(yaml.safe_dump(BOARD_ORDER), encoding="utf-8")
+    path = write_yaml(tmp_path, BOARD_ORDER)
     start = explore.prepare(str(path)).start
     symmetry = explore.Symmetry(start)
     plain = _reachable(start, explore.state_key)

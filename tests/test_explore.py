@@ -16,7 +16,7 @@ from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
 from engine.state import ChainItem, Field, GameState, Unit
-from tests.helpers import write_yaml
+from tests.helpers import twin_moved, write_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
@@ -324,7 +324,7 @@ def test_symmetry_key_merges_swapped_units() -> None:
     start = prepare(str(FFA)).start
     sym = explore.Symmetry(start)
     assert sym.classes == (("F1", "F2"),)
-    one, two = _twin_moved(start, "F1"), _twin_moved(start, "F2")
+    one, two = twin_moved(start, "F1", "F2"), twin_moved(start, "F2", "F1")
     assert state_key(one) != state_key(two)
     assert sym.key(one) == sym.key(two)
     # moved alone, F2 is after F1 in board order, which a later move keeps: not a renaming
@@ -333,23 +333,12 @@ def test_symmetry_key_merges_swapped_units() -> None:
     assert sym.key(one) != sym.key(alone)
 
 
-def _twin_moved(start: GameState, twin: str) -> GameState:
-    """``start`` with the twin F1 or F2 at B, first of the two in board order: the two are
-    each other's renaming, board order included."""
-    state = start.copy()
-    first, second = sorted((state.units["F1"], state.units["F2"]), key=lambda u: u.order)
-    other = "F2" if twin == "F1" else "F1"
-    state.units[twin] = dataclasses.replace(state.units[twin], at="B", order=first.order)
-    state.units[other] = dataclasses.replace(state.units[other], order=second.order)
-    return state
-
-
 def test_symmetry_renames_twins_wherever_the_state_names_them() -> None:
     """Swapped twins are one state, also where a pending choice or a damage plan names them;
     the same names on the same twin are not."""
     start = prepare(str(FFA)).start
     sym = explore.Symmetry(start)
-    one, two = _twin_moved(start, "F1"), _twin_moved(start, "F2")
+    one, two = twin_moved(start, "F1", "F2"), twin_moved(start, "F2", "F1")
     for field, value in (("pending", lambda moved: {"player": "P3", "kind": "damage",
                                                     "options": (moved,), "total": 1}),
                          ("damage_plan", lambda moved: {"P1": {moved: 1}})):
