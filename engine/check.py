@@ -246,6 +246,8 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
     }
     if plain is not None:
         summary["symmetry"] = {
+            # which units and cards the search took as interchangeable, each group in setup order
+            "interchangeable": [list(ids) for ids in search.Symmetry(prepared.start).classes],
             "states_without": plain.states,
             "states_with": report.states,
             # the report's seconds are the symmetric search's; the plain one runs after it
@@ -288,6 +290,8 @@ def _print_summary(summary: dict, out: TextIO) -> None:
         out.write(f"  {label:<18} {summary[key]}\n")
     sym = summary["symmetry"]
     if sym:
+        groups = "; ".join(" = ".join(ids) for ids in sym["interchangeable"])
+        out.write(f"  interchangeable: {groups or 'none (no two units or unit cards alike)'}\n")
         out.write(f"  symmetry: {sym['states_without']} states without "
                   f"({sym['seconds_without']} s), {sym['states_with']} with "
                   f"({summary['seconds']} s), "

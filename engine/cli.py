@@ -150,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--max-states", type=int, default=200_000, metavar="N",
                        help="stop discovering states past N (default 200000)")
     check.add_argument("--symmetry", action="store_true",
-                       help="merge states that differ only by interchangeable units")
+                       help="merge states that differ only by interchangeable units (twins, "
+                            "copies of a unit card in one hand)")
     check.add_argument("--workers", type=int, default=1, metavar="N",
                        help="processes to share the search (default 1)")
     check.add_argument("--max-targets", type=int, default=1, metavar="N",

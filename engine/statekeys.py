@@ -136,25 +136,34 @@ def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
 
 
 class Symmetry:
-    """Units with equal static attributes and the same owner and controller are interchangeable;
-    a state's key lists them sorted by what they are doing, not by their ids.
+    """Units with equal static attributes and the same owner and controller are interchangeable,
+    and so are unit cards with equal texts in one hand; a state's key lists them sorted by what
+    they are doing, not by their ids.
 
-    Units that any effect names by id (cards, triggers, battlefield abilities) are never
-    interchangeable. Two states share a key exactly when renaming interchangeable units maps
+    Units and cards that any effect names by id (cards, triggers, battlefield abilities) are
+    never interchangeable. Two states share a key exactly when renaming interchangeable units maps
     one onto the other (board order included), so the reduction loses no violation.
     """
 
     def __init__(self, start: GameState):
         named = _named_ids(start)
+        in_hand = {card.id for hand in start.hands.values() for card in hand if card}
         groups: dict[tuple, list[str]] = {}
         for unit in start.units_in_board_order():
-            if unit.id in named:
+            if unit.id in named or unit.id in in_hand:
                 continue
-            # a trigger's effect is a mapping: its text stands for it (equal effects, equal text)
-            triggers = tuple((t.when, repr(t.effect), t.targets) for t in unit.triggers)
-            static = (unit.owner, unit.controller, unit.might, unit.keywords, triggers, unit.name,
-                      unit.timing)
+            static: tuple = ("unit", unit.owner, unit.controller, unit.might, unit.keywords,
+                      _triggers_text(unit.triggers), unit.name, unit.timing)
             groups.setdefault(static, []).append(unit.id)
+        # unit cards in one hand with equal texts: played in either order, they make states
+        # that are each other's renaming (a real hand often holds two copies of a card)
+        for player, hand in start.hands.items():
+            for card in hand:
+                if not card or card.type != "unit" or card.id in named or card.id in start.units:
+                    continue
+                static = ("card", player, card.name, card.timing, card.might, card.keywords,
+                          _triggers_text(card.triggers), repr(card.effect))
+                groups.setdefault(static, []).append(card.id)
         self.classes = tuple(tuple(ids) for ids in groups.values() if len(ids) > 1)
 
     def key(self, s: GameState) -> tuple:
@@ -165,20 +174,30 @@ class Symmetry:
     def _renaming(self, s: GameState) -> dict[str, str]:
         names: dict[str, str] = {}
         for ids in self.classes:
-            members = sorted(ids, key=lambda uid: _dynamic(s.units[uid]))
+            members = sorted(ids, key=lambda uid: _dynamic(s, uid))
             for old, new in zip(members, ids, strict=True):
                 if old != new:
                     names[old] = new
         return names
 
 
-def _dynamic(unit: Any) -> tuple:
-    return (unit.controller, unit.at, unit.exhausted, unit.stunned, unit.damage,
+def _triggers_text(triggers: Iterable[Any]) -> tuple:
+    # a trigger's effect is a mapping: its text stands for it (equal effects, equal text)
+    return tuple((t.when, repr(t.effect), t.targets) for t in triggers)
+
+
+def _dynamic(s: GameState, uid: str) -> tuple:
+    """What a unit is doing, as a sort key; a card not yet played comes first."""
+    unit = s.units.get(uid)
+    if unit is None:
+        return (0,)
+    return (1, unit.controller, unit.at, unit.exhausted, unit.stunned, unit.damage,
             unit.designation or "", unit.order)
 
 
 def _named_ids(start: GameState) -> set[str]:
-    """Every string inside an effect, a target list or a chain item: the ids effects name."""
+    """Every string inside an effect, a trigger, a target list or a chain item: the ids effects
+    name (a card in hand is walked for its effect and triggers, not its own id)."""
     found: set[str] = set()
 
     def walk(value: Any) -> None:
@@ -194,9 +213,10 @@ def _named_ids(start: GameState) -> set[str]:
             for name in value.__dataclass_fields__:
                 walk(getattr(value, name))
 
-    walk([list(start.hands.values()), [u.triggers for u in start.units.values()],
+    cards = [(card.effect, card.triggers) for hand in start.hands.values() for card in hand if card]
+    walk([cards, [u.triggers for u in start.units.values()],
           [f.abilities for f in start.fields.values()], start.chain])
-    return found & set(start.units)
+    return found
 
 
 def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:

@@ -259,3 +259,55 @@ def test_every_state_is_met_by_the_symmetric_search_as_its_class(tmp_path: Path)
     plain = _reachable(start, explore.state_key)
     symmetric = _reachable(start, symmetry.key)
     assert {symmetry.key(s) for s in plain.values()} == set(symmetric)
+
+
+# --- --symmetry with twin unit cards in hand ------------------------------------------------------
+
+HAND_TWINS = {
+    # C1 and C2 are two copies of one unit card: P1 plays them in either order, moves them, and
+    # P2's Reaction kills one; each position reached with C1 and C2 swapped is one state
+    "name": "two copies of a unit card",
+    "players": ["P1", "P2"],
+    "battlefields": [{"id": "A", "controller": "P2"}],
+    "units": [{"id": "E1", "controller": "P2", "might": 1, "at": "A"}],
+    "hands": {"P1": [{"id": "C1", "name": "Recruit", "type": "unit", "unit": {"might": 1}},
+                     {"id": "C2", "name": "Recruit", "type": "unit", "unit": {"might": 1}}],
+              "P2": [{"id": "T1", "type": "spell", "timing": "reaction", "effect": {"kill": {}}}]},
+}
+
+
+def _hand_twins(tmp_path: Path, **changes: Any) -> GameState:
+    return explore.prepare(str(write_yaml(tmp_path, {**HAND_TWINS, **changes}))).start
+
+
+def test_symmetry_groups_copies_of_a_unit_card_in_one_hand(tmp_path: Path) -> None:
+    assert explore.Symmetry(_hand_twins(tmp_path)).classes == (("C1", "C2"),)
+    copy = HAND_TWINS["hands"]["P1"][0]
+    other_hand = {"P1": [copy], "P2": [{**copy, "id": "C2"}]}
+    assert explore.Symmetry(_hand_twins(tmp_path, hands=other_hand)).classes == ()
+    stronger = {"P1": [copy, {**copy, "id": "C2", "unit": {"might": 2}}]}
+    assert explore.Symmetry(_hand_twins(tmp_path, hands=stronger)).classes == ()
+    named = {"P1": [*HAND_TWINS["hands"]["P1"],
+                    {"id": "S1", "type": "spell", "effect": {"kill": {"units": ["C2"]}}}]}
+    assert explore.Symmetry(_hand_twins(tmp_path, hands=named)).classes == ()
+
+
+def test_copies_played_in_either_order_are_one_state(tmp_path: Path) -> None:
+    start = _hand_twins(tmp_path)
+    sym = explore.Symmetry(start)
+    one = successor(start, Play("P1", "C1", (), "base"))
+    two = successor(start, Play("P1", "C2", (), "base"))
+    assert explore.state_key(one) != explore.state_key(two)
+    assert sym.key(one) == sym.key(two)
+    both = successor(one, Play("P1", "C2", (), "base"))
+    assert sym.key(both) == sym.key(successor(two, Play("P1", "C1", (), "base")))
+    assert sym.key(both) != sym.key(one)
+
+
+def test_twin_cards_lose_no_state_to_symmetry(tmp_path: Path) -> None:
+    start = _hand_twins(tmp_path)
+    symmetry = explore.Symmetry(start)
+    plain = _reachable(start, explore.state_key)
+    symmetric = _reachable(start, symmetry.key)
+    assert len(symmetric) < len(plain)
+    assert {symmetry.key(s) for s in plain.values()} == set(symmetric)

@@ -288,7 +288,7 @@ def test_symmetry_reduces_and_keeps_the_verdict(tmp_path: Path,
     assert code == 0
     sym = report["symmetry"]
     assert (sym["states_without"], sym["states_with"]) == (3801, 3386)
-    assert sym["same_verdict"]
+    assert sym["same_verdict"] and sym["interchangeable"] == [["F1", "F2"]]
 
 
 def test_symmetry_groups_units_with_equal_triggers(tmp_path: Path,
@@ -317,7 +317,17 @@ def test_a_capped_symmetry_run_says_it_measures_no_reduction(
     assert code == 0 and report["symmetry"]["both_complete"] is False
     assert report["symmetry"]["reduction"] is None  # counts cut short measure nothing
     cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"])
-    assert "reduction not measured (a search stopped at --max-states)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reduction not measured (a search stopped at --max-states)" in out
+    assert "  interchangeable: F1 = F2\n" in out
+
+
+def test_a_symmetry_run_says_when_nothing_is_interchangeable(
+        capsys: pytest.CaptureFixture) -> None:
+    code, report = _check([str(ONE_V_ONE), "--symmetry", "--max-states", "50"], capsys)
+    assert code == 0 and report["symmetry"]["interchangeable"] == []
+    cli.main(["check", str(ONE_V_ONE), "--symmetry", "--max-states", "50"])
+    assert "  interchangeable: none (no two units or unit cards alike)\n" in capsys.readouterr().out
 
 
 def test_symmetry_key_merges_swapped_units() -> None:
