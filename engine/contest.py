@@ -141,7 +141,7 @@ def _queue_combat_triggers(table: Table, bf: str) -> None:
 
 
 def all_passed(table: Table) -> None:
-    """Every player passed Focus in a row: the Showdown's passes end it (CR 347)."""
+    """Every player passed Focus in a row: the Showdown's passes end it (CR 348)."""
     s = table.state
     s.focus = s.priority = None
     s.passes = 0

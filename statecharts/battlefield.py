@@ -172,11 +172,11 @@ class Battlefield(RiftChart):
                     ) | cite("CR 460.1", combat_showdown.to(resolution, on="skip_damage_step"))
 
                 convert_to_combat = cite(
-                    "CR 323",
+                    "CR 323.14",
                     non_combat.to(combat, cond="conversion_due", on="convert_showdown_to_combat"),
                 )
 
-            open_showdown = cite("CR 341", neutral.to(showdown, on="begin_showdown"))
+            open_showdown = cite("CR 344", neutral.to(showdown, on="begin_showdown"))
             open_combat = cite("CR 455", neutral.to(showdown.combat, on="begin_combat"))
             showdown_ends = cite(
                 "CR 348", showdown.non_combat.to(neutral, on="end_non_combat_showdown")
@@ -192,7 +192,7 @@ class Battlefield(RiftChart):
             showdown_staged = State()
 
             stage_showdowns = cite(
-                "CR 323",
+                "CR 323.8",
                 showdown_unstaged.to(
                     showdown_staged,
                     cond="applier_has_units_here",
@@ -200,13 +200,13 @@ class Battlefield(RiftChart):
                     on="note_showdown_staged",
                 ),
             ) | cite(
-                "CR 323",
+                "CR 323.8",
                 showdown_staged.to(
                     showdown_unstaged, unless="applier_has_units_here", on="drop_staged_showdown"
                 ),
             )
-            open_showdown = cite("CR 323", showdown_staged.to(showdown_unstaged))
-            open_combat = cite("CR 323", showdown_staged.to(showdown_unstaged))
+            open_showdown = cite("CR 323.11", showdown_staged.to(showdown_unstaged))
+            open_combat = cite("CR 323.13", showdown_staged.to(showdown_unstaged))
 
         class combat_staging(State.Compound):
             """Cleanup step 6 stages a Combat where two opposing players face off."""
@@ -215,7 +215,7 @@ class Battlefield(RiftChart):
             combat_staged = State()
 
             stage_combats = cite(
-                "CR 323",
+                "CR 323.9",
                 combat_unstaged.to(
                     combat_staged,
                     cond="opponents_face_off_here",
@@ -223,7 +223,7 @@ class Battlefield(RiftChart):
                     on="note_combat_staged",
                 ),
             ) | cite(
-                "CR 323",
+                "CR 323.10",
                 combat_staged.to(
                     combat_unstaged, unless="opponents_face_off_here", on="drop_staged_combat"
                 ),
@@ -235,10 +235,10 @@ class Battlefield(RiftChart):
                 ),
             )
             open_combat = cite(
-                "CR 323", combat_staged.to(combat_unstaged, on="use_up_staged_combat")
+                "CR 323.13", combat_staged.to(combat_unstaged, on="use_up_staged_combat")
             )
             convert_to_combat = cite(
-                "CR 323",
+                "CR 323.14",
                 combat_staged.to(combat_unstaged, cond="conversion_due", on="use_up_staged_combat"),
             )
 

@@ -17,7 +17,7 @@ class Scheduler(RiftChart):
 
     open_contest = (
         cite(
-            "CR 323",
+            "CR 323.11",
             idle.to(
                 choosing,
                 cond=["neutral_open", "several_showdowns_qualify"],
@@ -25,19 +25,19 @@ class Scheduler(RiftChart):
             ),
         )
         | cite(
-            "CR 323",
+            "CR 323.11",
             idle.to(
                 contest_active, cond=["neutral_open", "one_showdown_qualifies"], on="open_showdown"
             ),
         )
         | cite(
-            "CR 323",
+            "CR 323.13",
             idle.to(
                 choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_combat_choice"
             ),
         )
         | cite(
-            "CR 323",
+            "CR 323.13",
             idle.to(
                 contest_active, cond=["neutral_open", "one_combat_qualifies"], on="open_combat"
             ),

@@ -51,7 +51,7 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     # a teammate's battlefield is no destination by rules.md 8 (seed 001 speaks of units)
     ("226", None, "U2 cannot go to D (a teammate controls it): it stays in its base (rules 8)"),
     # the choice says what is offered
-    ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323)"),
+    ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323.11)"),
     # a Standard Move: its cost, then its effect
     ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
     # the Defender keeps control when the attackers were recalled: said, and not a conquest
@@ -70,6 +70,17 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("055", None, "Main phase: P2 has Priority (CR 316)"),
     ("022", None, "They join this Chain while its item finishes resolving (CR 336.1)"),
     ("003", None, "P1 gains Focus: the Attacker (CR 459.2.c)"),
+    # each Cleanup step and Showdown rule cites the point that says it (a rules judge's
+    # reading of CR 1.3: 323.8 to 323.14, 344, 346.1, 348)
+    ("001", None, "Cleanup: Showdown staged at A (CR 323.8)"),
+    ("087", None, "Cleanup: staged Showdown at C removed before it opened (CR 323.8)"),
+    ("003", None, "Cleanup: Combat staged at A (CR 323.9)"),
+    ("025", None, "Cleanup: staged Combat at A removed before it began (CR 323.10)"),
+    ("028", None, "Combats are staged at A, B; P1 chooses which opens first (CR 323.13)"),
+    ("045", None, "The Showdown at A converts into Combat: P1 attacks, P2 defends (CR 323.14)"),
+    ("001", None, "Showdown opens at A (CR 344)"),
+    ("073", None, "P1 keeps Focus: the chain was not begun by a card (CR 346.1)"),
+    ("001", None, "P2 passes Focus; every player has passed in a row (CR 348)"),
 ])
 def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
     assert line in _lines(number, rules)
