@@ -9,12 +9,14 @@ list where a tuple belongs (``as_action`` makes it one), which a compiled class 
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+# Move, Play and Assign write their own __init__ (init=False) so that their hints take the list
+# (and for Assign the dict) that their fields also take, while the fields stay tuples
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Move:
     """A Standard Move (CR 144)."""
 
@@ -22,11 +24,11 @@ class Move:
     units: tuple[str, ...]
     to: str
 
-    def __post_init__(self) -> None:
-        _as_tuple(self, "units")
+    def __init__(self, player: str, units: tuple[str, ...] | list[str], to: str) -> None:
+        _set(self, player=player, units=_as_tuple(units), to=to)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Play:
     """Play a card from hand; ``targets`` and ``to`` as its effect needs."""
 
@@ -35,8 +37,9 @@ class Play:
     targets: tuple[str, ...] = ()
     to: str | None = None
 
-    def __post_init__(self) -> None:
-        _as_tuple(self, "targets")
+    def __init__(self, player: str, card: str, targets: tuple[str, ...] | list[str] = (),
+                 to: str | None = None) -> None:
+        _set(self, player=player, card=card, targets=_as_tuple(targets), to=to)
 
 
 @dataclass(frozen=True)
@@ -61,22 +64,25 @@ class Choose:
     battlefield: str
 
 
-@dataclass(frozen=True)
+DamageGiven = Mapping[str, int] | Sequence[tuple[str, int] | list[Any]]
+
+
+@dataclass(frozen=True, init=False)
 class Assign:
     """Answer the pending damage choice: unit id and amount pairs."""
 
     player: str
     damage: tuple[tuple[str, int], ...]
 
-    def __post_init__(self) -> None:
-        damage: Any = self.damage
-        if isinstance(damage, Mapping):
+    def __init__(self, player: str, damage: DamageGiven) -> None:
+        given: Any = damage
+        if isinstance(given, Mapping):
             # a wrong key or amount stays in the dict, for as_action to name in its terms
-            if all(isinstance(uid, str) and type(n) is int for uid, n in damage.items()):
-                object.__setattr__(self, "damage", tuple(damage.items()))
-        elif isinstance(damage, tuple | list):
-            pairs = tuple(tuple(p) if isinstance(p, list) else p for p in damage)
-            object.__setattr__(self, "damage", pairs)
+            if all(isinstance(uid, str) and type(n) is int for uid, n in given.items()):
+                given = tuple(given.items())
+        elif isinstance(given, tuple | list):
+            given = tuple(tuple(p) if isinstance(p, list) else p for p in given)
+        _set(self, player=player, damage=given)
 
 
 @dataclass(frozen=True)
@@ -86,13 +92,16 @@ class EndTurn:
     player: str
 
 
-def _as_tuple(action: Any, name: str) -> None:
+def _as_tuple(value: Any) -> Any:
     """A list given for a tuple field made a tuple, so that an action built from JSON data
     equals, and hashes like, the same action built with tuples (the field's type is checked
     by :func:`as_action`)."""
-    value = getattr(action, name)
-    if isinstance(value, list):
-        object.__setattr__(action, name, tuple(value))
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _set(action: Any, **values: Any) -> None:
+    for name, value in values.items():
+        object.__setattr__(action, name, value)
 
 
 Action = Move | Play | Pass | Add | Choose | Assign | EndTurn

@@ -115,6 +115,19 @@ class Game:
         """Every trace line so far, in the words of the rules."""
         return list(self._table.lines)
 
+    def hand(self, player: str) -> list[dict[str, Any] | None]:
+        """The cards in ``player``'s hand, in order, as JSON-ready data (``id``, ``name``,
+        ``type``, ``timing``, ``effect``, ``might``, ``keywords``, ``triggers``; a spell's
+        Might is 0), ``None`` for a drawn card nobody has seen. A fresh list each call (the
+        state view's ``hand`` counts them)."""
+        if not isinstance(player, str):
+            raise TypeError(f"hand() takes a player id (a string), not {type(player).__name__}")
+        hands = self._table.state.hands
+        if player not in hands:
+            raise ValueError(f"no player {player!r} in this game (players: "
+                             f"{', '.join(self._table.state.players)})")
+        return [snapshot.card_data(card) for card in hands[player]]
+
     @property
     def configurations(self) -> dict[str, frozenset[str]]:
         """Each chart's active states, keyed ``battlefield:A``, ``focus``, ``priority``..."""
@@ -153,6 +166,8 @@ class Game:
             data = json.loads(text)
         except json.JSONDecodeError as error:  # a ValueError still, saying what was expected
             raise ValueError(f"not a snapshot's JSON text: {error}") from None
+        except RecursionError:  # arrays or objects nested thousands deep
+            raise ValueError("not a snapshot's JSON text: nested too deeply") from None
         return cls.restore(data, runtime)
 
     def replay(self, log: Iterable[Action]) -> list[str]:
@@ -183,11 +198,14 @@ class Game:
         twin._table.lines = list(self._table.lines)
         return twin
 
-    def __getstate__(self) -> dict[str, Any]:
-        """What pickle takes of a game: all of it, but not half-way through an action (the
-        copy would be stuck there, refusing every action)."""
+    def __reduce__(self) -> tuple[Any, ...]:
+        """What pickle takes of a game: what a :meth:`clone` takes (no observers: callbacks
+        belong to the program that set them, and often do not pickle), and not half-way
+        through an action (the copy would be stuck there, refusing every action). Rebuilt
+        through the constructor, which the compiled build's classes need."""
         self._refuse_half_way("pickling")
-        return self.__dict__
+        table = self._table
+        return _unpickled, (table.state, table.runtime, list(self.log), list(table.lines))
 
     def _refuse_half_way(self, what: str) -> None:
         if self._applying:
@@ -199,6 +217,13 @@ class Game:
     def rules(self) -> str:
         """The rules profile the game is played under: ``seed`` or ``cr-1.4``."""
         return self._table.state.profile
+
+
+def _unpickled(state: GameState, runtime: Runtime, log: list[Action], lines: list[str]) -> Game:
+    game = Game(state, runtime)
+    game.log = log
+    game._table.lines = lines
+    return game
 
 
 def _a_runtime(runtime: Any) -> Runtime | None:

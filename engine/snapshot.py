@@ -7,7 +7,20 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any
 
-from .state import Card, ChainItem, Field, GameState, Unit, trigger_from
+from statecharts import GAME_WIDE_CHARTS
+
+from .runtime import compiled
+from .state import (
+    PROFILES,
+    Card,
+    ChainItem,
+    Field,
+    GameState,
+    Unit,
+    battlefield_key,
+    chart_of,
+    trigger_from,
+)
 from .units import Units
 
 FORMAT = "riftchart-snapshot/1"
@@ -60,11 +73,16 @@ def _item_data(item: ChainItem) -> dict[str, Any]:
     return {**asdict(item), "chosen_to": item.kind == "card" and item.to is not None}
 
 
+def card_data(card: Card | None) -> dict[str, Any] | None:
+    """A card as JSON-ready data (None stays None: a drawn card nobody has seen)."""
+    return _plain(asdict(card)) if card else None
+
+
 def dump(s: GameState) -> dict[str, Any]:
     data = {f.name: getattr(s, f.name) for f in fields(s)}
     data.update(
         format=FORMAT,
-        hands={p: [asdict(c) if c else None for c in cards] for p, cards in s.hands.items()},
+        hands={p: [card_data(c) for c in cards] for p, cards in s.hands.items()},
         units=[asdict(u) for u in s.units.values()],
         fields=[asdict(f) for f in s.fields.values()],
         configs={k: sorted(v) for k, v in s.configs.items()},
@@ -84,18 +102,57 @@ def _plain(value: Any) -> Any:
 
 
 def load(data: Mapping[str, Any]) -> GameState:
-    """The state a :func:`dump` wrote. Its data is trusted to be a dump's (a game writes it):
-    a field missing from it is a ValueError naming the field; other damage is not looked for,
-    and a field it does not know is left aside (``resolving``, which earlier dumps wrote)."""
+    """The state a :func:`dump` wrote. A field missing from it, a profile that is none, or a
+    field of the wrong shape (a list for a mapping, a mapping not keyed by the players, a chart
+    configuration naming no state of its chart...) is a ValueError naming the field; beyond
+    shapes the data is trusted to be a dump's (a game writes it). A field it does not know is
+    left aside (``resolving``, which earlier dumps wrote)."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
-    data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
     try:
+        data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
+    except RecursionError:
+        raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
+    try:
+        _check_shape(data)
         return _state(data)
     except KeyError as missing:
         raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
-    except TypeError as wrong:  # a card's or unit's fields: the constructor names the one
+    except (TypeError, AttributeError, ValueError) as wrong:
+        # a card's or unit's fields: the constructor names the one
         raise ValueError(f"a {FORMAT} snapshot with a malformed entry: {wrong}") from None
+
+
+def _check_shape(data: Mapping[str, Any]) -> None:
+    """The fields' shapes, each wrong one a ValueError naming it: what restoring would
+    otherwise take in, to fail later inside the engine."""
+    players = data["players"]
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        raise ValueError("players is not a list of player ids")
+    if data["profile"] not in PROFILES:
+        raise ValueError(f"profile is {data['profile']!r}, not one of {', '.join(PROFILES)}")
+    for name in ("scores", "deck", "hands", "damage_plan", "configs"):
+        if not isinstance(data[name], Mapping):
+            raise ValueError(f"{name} is not a mapping")
+    for name in ("scores", "deck", "hands"):
+        if sorted(data[name]) != sorted(players):
+            raise ValueError(f"{name} is not keyed by the players")
+    for name in ("units", "fields", "chain", "queued_triggers", "blocked_scoring"):
+        if not isinstance(data[name], list):
+            raise ValueError(f"{name} is not a list")
+    if not all(isinstance(f, Mapping) and "id" in f for f in data["fields"]):
+        raise ValueError("fields holds an entry that is not a battlefield's")
+    charts = [battlefield_key(f["id"]) for f in data["fields"]] + list(GAME_WIDE_CHARTS)
+    if sorted(data["configs"]) != sorted(charts):
+        raise ValueError(f"configs is not keyed by the charts ({', '.join(charts)})")
+    for key, config in data["configs"].items():
+        states = compiled(chart_of(key)).states
+        if not isinstance(config, list) or not config or not all(
+                isinstance(s, str) and s in states for s in config):
+            raise ValueError(f"configs[{key!r}] is not a list of the {chart_of(key)} chart's "
+                             "states")
+    if not all(isinstance(q, list) and len(q) == 2 for q in data["queued_triggers"]):
+        raise ValueError("queued_triggers holds an entry that is not an [order, item] pair")
 
 
 def _state(data: Mapping[str, Any]) -> GameState:

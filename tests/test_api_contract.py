@@ -441,3 +441,80 @@ def test_a_copy_of_a_game_is_a_clone(how: Any) -> None:
     twin.apply(Pass("P2"))
     assert twin.view()["score"] == {"P1": 1, "P2": 0} and told == []
     assert game.to_json() == before and len(game.log) == 1 and len(twin.log) == 3
+
+
+HEARD: list[Any] = []
+
+
+def _heard(step: Any) -> None:  # a module's function: pickle would take it by name
+    HEARD.append(step)
+
+
+def test_a_pickled_game_is_a_clone_without_observers() -> None:
+    """pickle leaves observers behind as clone() does: a lambda (which does not pickle) does
+    not stop it, and a function that would pickle is not carried into the copy."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    game.apply(Move("P1", ("U1",), "A"))
+    game.observe(lambda _step: None)
+    game.observe(_heard)
+    twin = pickle.loads(pickle.dumps(game))
+    assert (twin.to_json(), twin.log, twin.trace) == (game.to_json(), game.log, game.trace)
+    HEARD.clear()
+    twin.apply(Pass("P1"))
+    assert HEARD == []
+    game.apply(Pass("P1"))
+    assert HEARD and twin.to_json() == game.to_json()
+
+
+def test_hand_lists_the_cards_a_player_holds() -> None:
+    game = Game.from_scenario(ROOT / "models" / "1v1_two_battlefields.yaml")
+    hand = game.hand("P2")
+    assert [card["id"] for card in hand] == ["T1", "T2"]
+    assert hand[0] == {"id": "T1", "name": "Rally", "type": "spell", "timing": "reaction",
+                       "effect": {"move": {"units": ["E2"], "to": "A"}}, "might": 0,
+                       "keywords": [], "triggers": []}
+    hand[0]["effect"]["move"]["to"] = "B"  # a fresh copy: the game's card is untouched
+    assert game.hand("P2")[0]["effect"]["move"]["to"] == "A"
+    game.apply(EndTurn("P1"))  # P2 draws a card nobody has seen
+    assert game.hand("P2")[2:] == [None] and len(game.hand("P2")) == game.view()["hand"]["P2"]
+    with pytest.raises(ValueError, match="no player 'P9' in this game"):
+        game.hand("P9")
+    with pytest.raises(TypeError, match="player id"):
+        game.hand(2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("profile", "bogus", "profile is 'bogus', not one of seed, cr-1.4"),
+    ("profile", None, "profile is None"),
+    ("hands", [], "hands is not a mapping"),
+    ("configs", [], "configs is not a mapping"),
+    ("scores", [], "scores is not a mapping"),
+    ("scores", {"P1": 0}, "scores is not keyed by the players"),
+    ("configs", {}, "configs is not keyed by the charts"),
+    ("units", 5, "units is not a list"),
+    ("queued_triggers", [[1]], "queued_triggers holds an entry that is not an"),
+    ("players", "P1", "players is not a list of player ids"),
+])
+def test_a_snapshot_of_the_wrong_shape_is_a_value_error_naming_the_field(
+        field: str, value: Any, said: str) -> None:
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    with pytest.raises(ValueError, match=f"malformed entry: {said}"):
+        Game.restore({**data, field: value})
+
+
+def test_a_configuration_naming_no_state_of_its_chart_is_a_value_error() -> None:
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    data["configs"]["focus"] = ["holding", "no_such_state"]
+    with pytest.raises(ValueError, match=r"configs\['focus'\] is not a list of the focus"):
+        Game.restore(data)
+
+
+def test_json_nested_too_deeply_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Game.from_json("[" * 100_000 + "]" * 100_000)
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    deep: list[Any] = []
+    for _ in range(5_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Game.restore({**data, "extra": deep})
