@@ -142,13 +142,14 @@ def _run_step(game: Game, step: Step) -> tuple[list[str], str | None, Outcome]:
         before = game.state.copy()
         nested = copy.deepcopy((before.pending, before.chain, before.queued_triggers))
         try:
-            game.apply(actions.from_step(inner.kind, inner.args))
+            taken = game.apply(actions.from_step(inner.kind, inner.args))
         except IllegalAction as refused:
             s = game.state
             if s != before or (s.pending, s.chain, s.queued_triggers) != nested:
                 return [], "the refused step changed the state", "refusal changed the state"
             return [f"refused as expected: {refused}"], None, "as written"
-        return [], f"expected {inner.kind} to be refused, but it was legal", "not refused"
+        # taken, it happened: its lines are said, as the state the next views show says it
+        return taken, f"expected {inner.kind} to be refused, but it was legal", "not refused"
     try:
         return game.apply(actions.from_step(step.kind, step.args)), None, "as written"
     except IllegalAction as refused:

@@ -662,3 +662,22 @@ def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(EXAMPLE.encode())))
     result = run_file("-")
     assert (result.path, result.code) == ("<stdin>", 0)
+
+
+def test_an_expect_error_step_that_is_taken_says_what_it_did(tmp_path, capsys):
+    """A step expected to be refused that the rules take happens: its trace lines are said
+    (the page and --json --trace show them too), then the failure."""
+    path = tmp_path / "taken.yaml"
+    path.write_text("name: taken\nplayers: [P1, P2]\nbattlefields: [{id: A}]\n"
+                    "units: [{id: U1, controller: P1, might: 2, at: base}]\n"
+                    "steps:\n  - expect_error: {move: {player: P1, units: [U1], to: A}}\n",
+                    encoding="utf-8")
+    assert cli.main(["run", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    at = out.index('step 1: expect refused: move player="P1" units=["U1"] to="A"')
+    assert out[at + 1:at + 3] == ["  P1 exhausts U1: a Standard Move to A (CR 144)",
+                                  "  U1 moves to A (CR 144)"]
+    assert out[-1].endswith("step 1 (line 6): expected move to be refused, but it was legal")
+    assert cli.main(["run", "--json", "--trace", str(path)]) == 1
+    record = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert "A: Contested by P1 (S 184.3.a)" in record["trace"]
