@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 import graphviz
 
@@ -34,14 +35,39 @@ INDENT = "  "
 # --- shared -------------------------------------------------------------------------------
 
 
-def transition_label(transition: Transition) -> str:
-    """``event [guard] (rule)``: how a transition reads in every diagram."""
+def transition_label(transition: Transition, chart: CompiledChart | None = None) -> str:
+    """``event [guard] (rule)``: how a transition reads in every diagram.
+
+    Given its chart, a transition that an earlier one of the same state and event goes before
+    reads ``[else]`` or ``[else if guard]``: a chart takes the first of them, in document order,
+    whose guards hold, so a picture that drew the later one's guard alone would say it can
+    fire where the earlier one does.
+    """
     parts = [transition.event]
-    if transition.guards:
+    later = chart is not None and any(
+        t.order < transition.order and t.source == transition.source
+        and t.event == transition.event for t in chart.transitions)
+    if later:
+        parts.append(f"[else if {transition.guard_text()}]" if transition.guards else "[else]")
+    elif transition.guards:
         parts.append(f"[{transition.guard_text()}]")
     if transition.rule:
         parts.append(f"({transition.rule})")
     return " ".join(parts)
+
+
+Item = TypeVar("Item")
+
+
+def _same_ends(edges: Iterable[tuple[tuple, Item]]) -> list[tuple[tuple, list[Item]]]:
+    """Edges with the same ends, to be drawn as one whose label has a line per transition, in
+    document order: Mermaid draws only one of several loops on a state (mermaid-js/mermaid
+    #6132), and Graphviz sets the labels of several edges between two states (loops most of
+    all) over each other."""
+    grouped: dict[tuple, list[Item]] = {}
+    for ends, item in edges:
+        grouped.setdefault(ends, []).append(item)
+    return list(grouped.items())
 
 
 def _children(chart: CompiledChart, state_id: str | None) -> list[str]:
@@ -72,7 +98,8 @@ def chart_dot(
     taken_set = frozenset(taken)
     lines = [
         f"digraph {_q(name)} {{",
-        f"{INDENT}graph [compound=true, rankdir=LR, fontname=Helvetica, "
+        # nodesep: room between the states of a region for the labels of their loops
+        f"{INDENT}graph [compound=true, rankdir=LR, nodesep=0.8, fontname=Helvetica, "
         f"label={_q(name)}, labelloc=t];",
         f"{INDENT}node [shape=box, style=rounded, fontname=Helvetica];",
         f"{INDENT}edge [fontname=Helvetica, fontsize=10];",
@@ -80,8 +107,10 @@ def chart_dot(
     lines += _dot_initial_marker(chart, None, 1)
     for root in chart.root_ids:
         lines += _dot_state(chart, root, active, 1)
-    for transition in chart.transitions:
-        lines += _dot_transition(chart, transition, transition in taken_set)
+    ends = [(_dot_ends(chart, t.source, target), t)
+            for t in chart.transitions for target in t.targets]
+    for (tail, head, clips), transitions in _same_ends(ends):
+        lines.append(_dot_edge(chart, tail, head, clips, transitions, taken_set))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -176,27 +205,37 @@ def _representative(chart: CompiledChart, state_id: str) -> str:
     return state_id
 
 
-def _dot_transition(chart: CompiledChart, transition: Transition, highlighted: bool) -> list[str]:
-    lines = []
-    source = transition.source
-    for target in transition.targets:
-        attributes = [f"label={_q(transition_label(transition))}"]
-        # clip at a cluster's border, except when one end lies inside the other's cluster,
-        # which Graphviz rejects (and which would hide the edge)
-        if _is_cluster(chart, target) and not chart.is_descendant(source, target):
-            attributes.append(f"lhead={_q('cluster_' + target)}")
-        if _is_cluster(chart, source) and not chart.is_descendant(target, source):
-            attributes.append(f"ltail={_q('cluster_' + source)}")
-        if highlighted:
-            attributes += [
-                f"color={_q(TAKEN_COLOUR)}",
-                f"fontcolor={_q(TAKEN_COLOUR)}",
-                "penwidth=2.5",
-            ]
-        tail = _representative(chart, source)
-        head = _representative(chart, target)
-        lines.append(f"{INDENT}{_q(tail)} -> {_q(head)} [{', '.join(attributes)}];")
-    return lines
+def _dot_ends(chart: CompiledChart, source: str, target: str) -> tuple[str, str, tuple[str, ...]]:
+    """The nodes an edge joins, and its clipping at the clusters' borders."""
+    clips = []
+    # clip at a cluster's border, except when one end lies inside the other's cluster, which
+    # Graphviz rejects (and which would hide the edge)
+    if _is_cluster(chart, target) and not chart.is_descendant(source, target):
+        clips.append(f"lhead={_q('cluster_' + target)}")
+    if _is_cluster(chart, source) and not chart.is_descendant(target, source):
+        clips.append(f"ltail={_q('cluster_' + source)}")
+    return _representative(chart, source), _representative(chart, target), tuple(clips)
+
+
+def _dot_edge(chart: CompiledChart, tail: str, head: str, clips: tuple[str, ...],
+              transitions: list[Transition], taken: frozenset[Transition]) -> str:
+    if len(transitions) == 1:
+        label = f"label={_q(transition_label(transitions[0], chart))}"
+    else:  # a line each, the taken ones in the taken colour
+        lines = [_html(transition_label(t, chart)) for t in transitions]
+        lines = [f'<font color="{TAKEN_COLOUR}">{line}</font>' if t in taken else line
+                 for line, t in zip(lines, transitions, strict=True)]
+        label = "label=<" + "".join(f'{line}<br align="left"/>' for line in lines) + ">"
+    attributes = [label, *clips]
+    if any(t in taken for t in transitions):
+        attributes += [f"color={_q(TAKEN_COLOUR)}", f"fontcolor={_q(TAKEN_COLOUR)}",
+                       "penwidth=2.5"]
+    return f"{INDENT}{_q(tail)} -> {_q(head)} [{', '.join(attributes)}];"
+
+
+def _html(text: str) -> str:
+    """Text for a Graphviz HTML-like label."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _q(text: str) -> str:
@@ -243,16 +282,19 @@ def _mermaid_body(
         if index and chart.in_parallel(child):  # the regions of a parallel state
             lines.append(f"{pad}--")
         lines += _mermaid_state(chart, child, placed, depth)
+    edges = []
     for transition in placed.get(parent, ()):
         source = _in_scope(chart, transition.source, parent)
         for target in transition.targets:
-            label = transition_label(transition)
+            label = transition_label(transition, chart)
             if source != transition.source:
                 label += f" (from {transition.source})"
             drawn_to = _in_scope(chart, target, parent)
             if drawn_to != target:
                 label += f" (into {target})"
-            lines.append(f"{pad}{source} --> {drawn_to} : {_mermaid_text(label)}")
+            edges.append(((source, drawn_to), _mermaid_text(label)))
+    for (source, drawn_to), labels in _same_ends(edges):
+        lines.append(f"{pad}{source} --> {drawn_to} : {'<br/>'.join(labels)}")
     return lines
 
 

@@ -98,6 +98,12 @@ class LitChart:
     def taken_in_order(self) -> list[Transition]:
         return sorted(self.taken, key=lambda t: t.order)
 
+    @property
+    def taken_labels(self) -> list[str]:
+        """The taken transitions as the pictures label them (``[else]`` included)."""
+        chart = compiled(self.chart)
+        return [transition_label(t, chart) for t in self.taken_in_order]
+
     def svg(self) -> str:
         """The chart as Graphviz draws it, lit (cached: many steps repeat a picture)."""
         return _lit_svg(self.chart, self.active, self.taken)
@@ -362,7 +368,7 @@ def _figure_html(lit: LitChart, pictures: _Pictures, described_by: str, *, inlin
     return (
         f'<figure class="chart {kind_class}" data-chart="{_e(lit.key)}" '
         f'data-active="{_e(" ".join(lit.active_in_order))}" '
-        f'data-taken="{_e(" | ".join(transition_label(t) for t in lit.taken_in_order))}" '
+        f'data-taken="{_e(" | ".join(lit.taken_labels))}" '
         f'data-svg="{pictures.number(lit.svg())}" tabindex="0" '
         f'aria-describedby="{described_by} zoom-hint">'
         f"<figcaption>{_e(lit.caption)}</figcaption>"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,15 @@ import networkx as nx
 import pytest
 from statemachine.io import load
 
-from engine.diagrams import chart_dot, chart_mermaid, render_svg, write_diagrams
+from engine.diagrams import (
+    TAKEN_COLOUR,
+    _mermaid_text,
+    chart_dot,
+    chart_mermaid,
+    render_svg,
+    transition_label,
+    write_diagrams,
+)
 from engine.graphs import chart_graph, node_link_json, write_exports, write_graphml
 from engine.runtime import compiled
 from engine.scxml import chart_scxml
@@ -153,9 +162,52 @@ def test_labels_show_event_guard_and_rule():
     mermaid = chart_mermaid("battlefield")
     label = ("check_control [seed_rules and controller_has_no_units_here and not contested_here]"
              " (S 184.4.c)")
-    assert f'label="{label}"' in dot
-    assert f"controlled --> uncontrolled : {label}" in mermaid
+    # the first of three transitions from controlled to uncontrolled: one edge, a line each
+    assert f'label=<{label}<br align="left"/>check_control [else if' in dot
+    assert f"controlled --> uncontrolled : {label}<br/>check_control [else if" in mermaid
+    assert 'label="chain_created (CR 309.1)"' in dot  # alone between its states
     assert "0x" not in dot  # no memory addresses
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_transition_that_an_earlier_one_goes_before_reads_else(name):
+    """A chart takes the first transition of a state and event, in document order, whose
+    guards hold: a later one is labelled [else] or [else if guard] in DOT and Mermaid, so the
+    picture does not say it can fire where the earlier one does."""
+    chart = compiled(name)
+    dot, mermaid = chart_dot(name), chart_mermaid(name)
+    seen: set[tuple[str, str]] = set()
+    for transition in chart.transitions:
+        label = transition_label(transition, chart)
+        later = (transition.source, transition.event) in seen
+        seen.add((transition.source, transition.event))
+        if later:
+            guard = f"[else if {transition.guard_text()}]" if transition.guards else "[else]"
+            assert f"{transition.event} {guard}" in label
+        else:
+            assert "[else" not in label
+        assert label in dot and _mermaid_text(label) in mermaid, (name, label)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_pair_of_states_is_joined_by_one_edge(name):
+    """Several transitions between the same two states are one edge with a line each:
+    Mermaid draws only one of several loops on a state, and Graphviz laid their labels over
+    each other."""
+    dot_edges = re.findall(r'^\s*("[^"]+" -> "[^"]+")', chart_dot(name), re.MULTILINE)
+    assert len(dot_edges) == len(set(dot_edges))
+    _, edges = _mermaid_scopes(chart_mermaid(name))
+    ends = [(scope, source, target) for scope, source, target, _ in edges]
+    assert len(ends) == len(set(ends))
+
+
+def test_a_taken_transition_is_coloured_in_its_line_of_a_shared_edge():
+    chart = compiled("focus")
+    converted = [t for t in chart.transitions if t.event == "converted"]
+    dot = chart_dot("focus", active=chart.initial, taken=converted[1:])
+    (edge,) = [line for line in dot.splitlines() if "converted [else]" in line]
+    assert f'<font color="{TAKEN_COLOUR}">converted [else] (CR 459.2.c)</font>' in edge
+    assert "converted [seed_keeps_focus] (seed 000)<br" in edge and "penwidth=2.5" in edge
 
 
 def _mermaid_scopes(text: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
@@ -189,10 +241,10 @@ def test_mermaid_edges_join_states_of_their_own_scope(name):
     declared, edges = _mermaid_scopes(chart_mermaid(name))
     assert set(declared) == set(chart.states)
     drawn = 0
-    for scope, source, target, _ in edges:
+    for scope, source, target, label in edges:
         for end in (source, target):
             assert end == "[*]" or declared[end] == scope, (name, source, target, scope)
-        drawn += source != "[*]"
+        drawn += len(label.split("<br/>")) if source != "[*]" else 0
     assert drawn == sum(len(t.targets) for t in chart.transitions)
     for transition in chart.transitions:
         for target in transition.targets:

@@ -744,3 +744,13 @@ def test_the_charts_are_reached_and_zoomed_with_the_keyboard(
     methods = [event.get("method") for event in browser.events]
     assert "Runtime.exceptionThrown" not in methods
 
+
+
+def test_a_taken_transition_is_named_as_the_pictures_label_it(tmp_path: Path) -> None:
+    """data-taken holds the labels the pictures show: passing Focus on is the second of the
+    state's two pass_focus transitions, [else] to the first (everyone else has passed)."""
+    result = _run(_scenario(tmp_path, "s", "Showdown"))
+    page = stepthrough.render_page(result)
+    taken = re.findall(r'data-chart="focus" data-active="[^"]*" data-taken="([^"]*)"', page)
+    assert taken[3] == "pass_focus [else] (CR 347)"  # step 3: P1 passes Focus to P2
+    assert taken[4] == "pass_focus [everyone_else_has_passed] (CR 348)"
