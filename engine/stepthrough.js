@@ -7,6 +7,17 @@
   var next = document.getElementById("next");
   var last = sections.length - 1;
   var current = 0;
+  // the controls and the steps list show only where script runs; one step at a time
+  document.documentElement.classList.add("script");
+  sections.forEach(function (section, index) { section.hidden = index !== 0; });
+
+  // the steps list and scrolled-to charts sit below the sticky header, however tall it is
+  var header = document.querySelector("header");
+  function fitHeader() {
+    document.documentElement.style.setProperty("--header", header.offsetHeight + "px");
+  }
+  window.addEventListener("resize", fitHeader);
+  fitHeader();
 
   // Each distinct chart picture is kept once, in a <template>; a step's figures get their
   // copy the first time the step is shown. Nothing here builds markup from text.
@@ -63,6 +74,12 @@
   });
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+    var on = document.activeElement;
+    if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && on && on.matches &&
+        on.matches("figure.chart.zoomed, section.step .text") &&
+        on.scrollWidth > on.clientWidth) {
+      return;  // left to the browser: they scroll the zoomed chart or the wide state table
+    }
     if (event.key === "ArrowRight") { show(current + 1); }
     else if (event.key === "ArrowLeft") { show(current - 1); }
     else if (event.key === "Home") { show(0); }

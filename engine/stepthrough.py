@@ -222,8 +222,10 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
     ``<figure class="chart" data-chart="KEY" data-active="..." data-taken="...">`` whose
     ``data-active`` lists the chart's active states in document order; it can be focused
     (``tabindex="0"``) and is described (``aria-describedby``) by its line in the step's
-    ``<ul class="active">``, which names its active states in words. Only the shown step is
-    not ``hidden``; ``#step-label`` reads "Step N of M".
+    ``<ul class="active">``, which names its active states in words. The script hides every
+    step but the one shown (without script all are shown, one after another, and the stepping
+    controls and the steps list, ``.needs-script``, are not); ``#step-label`` reads "Step N
+    of M".
     """
     if frames is None:
         frames = [lit_charts(record) for record in result.steps]
@@ -252,14 +254,18 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
         f'<p class="meta"><code>{_e(result.path)}</code> \u00b7 rules: {_e(result.rules)} \u00b7 '
         f'<span class="verdict {verdict.lower()}">{verdict}</span></p>',
         (f'<p class="failure">{_e(result.message)}</p>' if result.code != OK else ""),
-        '<div id="controls">',
+        '<div id="controls" class="needs-script">',
         '<button type="button" id="prev" disabled>\u2190 previous</button>',
         f'<span id="step-label" aria-live="polite">Step 0 of {last}</span>',
         f'<button type="button" id="next"{" disabled" if len(result.steps) < 2 else ""}>'
         "next \u2192</button>",
-        '<span class="hint" id="zoom-hint">Left/Right arrow keys step; click a chart, or Tab '
-        "to it and press Enter, to zoom</span>",
+        '<span class="hint" id="zoom-hint">Left/Right arrow keys step (on a zoomed chart or a '
+        "focused state table, they scroll it); click a chart, or Tab to it and press Enter, "
+        "to zoom</span>",
         "</div>",
+        "<noscript><p>Without script the steps follow one another, each with its charts' "
+        "active states in words; the pictures of the first step are drawn, and every step's "
+        "are the SVG files in the folder beside this page.</p></noscript>",
         "</header>",
         '<div id="layout">',
         _steps_nav(result),
@@ -267,7 +273,6 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
         *sections,
         "</main>",
         "</div>",
-        "<noscript><p>Stepping needs script; the first step is shown.</p></noscript>",
         *pictures.templates(),
         f"<script>{_JS}</script>",
         "</body>",
@@ -322,7 +327,8 @@ def _steps_nav(result: RunResult) -> str:
             f'<li><button type="button" data-goto="{position}"{current}>'
             f'<span class="n">{record.index}</span> {_e(describe(record.do))}</button></li>'
         )
-    return f'<nav><h2>Steps</h2><ol id="steps-nav">{"".join(items)}</ol></nav>'
+    return (f'<nav class="needs-script"><h2>Steps</h2><ol id="steps-nav">{"".join(items)}</ol>'
+            "</nav>")
 
 
 def _step_section(
@@ -336,11 +342,13 @@ def _step_section(
     record = result.steps[position]
     previous = result.steps[position - 1].state if position else None
     failed_here = result.code != OK and position == len(result.steps) - 1
-    hidden = "" if position == 0 else " hidden"
     kind = "setup" if record.do is None else next(iter(record.do))
     parts = [
-        f'<section class="step" data-step="{record.index}"{hidden}>',
-        '<div class="text">',
+        # every step is in the markup unhidden, so that without script the page reads as one
+        # after another; the script hides all but the one shown
+        f'<section class="step" data-step="{record.index}">',
+        # focusable, so that arrow keys scroll a state table wider than the column
+        f'<div class="text" tabindex="0" role="region" aria-label="Step {record.index}">',
         f'<h2><span class="n">Step {record.index}</span> <span class="kind">{_e(kind)}</span></h2>',
         f'<p class="do"><code>{_e(describe(record.do))}</code></p>',
         (f'<p class="failure">This step failed: {_e(result.message)}</p>' if failed_here else ""),

@@ -754,3 +754,60 @@ def test_a_taken_transition_is_named_as_the_pictures_label_it(tmp_path: Path) ->
     taken = re.findall(r'data-chart="focus" data-active="[^"]*" data-taken="([^"]*)"', page)
     assert taken[3] == "pass_focus [else] (CR 347)"  # step 3: P1 passes Focus to P2
     assert taken[4] == "pass_focus [everyone_else_has_passed] (CR 348)"
+
+
+_LAYOUT = """(() => {
+  const shown = [...document.querySelectorAll("main > section.step")]
+    .filter(s => getComputedStyle(s).display !== "none");
+  return {
+    shown: shown.length,
+    controls: getComputedStyle(document.getElementById("controls")).display,
+    nav: getComputedStyle(document.querySelector("nav")).display,
+    navTop: getComputedStyle(document.querySelector("nav")).top,
+    header: document.querySelector("header").offsetHeight + "px",
+    label: document.getElementById("step-label").textContent,
+    text: document.body.innerText,
+  };
+})()"""
+
+
+def test_without_script_every_step_reads_one_after_another(
+    tmp_path: Path, browser: Browser
+) -> None:
+    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    page = (tmp_path / "out" / "showdown.html").resolve()
+    browser.call("Emulation.setScriptExecutionDisabled", value=True)
+    browser.call("Page.navigate", url=page.as_uri())
+    browser.wait_for("Page.loadEventFired")
+    layout = browser.evaluate(_LAYOUT)
+    assert layout["shown"] == len(result.steps)
+    # no button that would do nothing, and the page says how to read it
+    assert (layout["controls"], layout["nav"]) == ("none", "none")
+    assert "Without script the steps follow one another" in layout["text"]
+    assert "P2 passes Focus; every player has passed in a row (CR 348)" in layout["text"]
+
+
+def test_the_steps_list_sits_below_a_tall_header_and_arrows_scroll_a_zoomed_chart(
+    tmp_path: Path, browser: Browser
+) -> None:
+    result = _run(_scenario(tmp_path, "long", "A long name, " * 30))
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    page = (tmp_path / "out" / "long.html").resolve()
+    browser.call("Page.navigate", url=page.as_uri())
+    browser.wait_for("Page.loadEventFired")
+    layout = browser.evaluate(_LAYOUT)
+    assert layout["shown"] == 1 and layout["nav"] != "none"
+    assert layout["navTop"] == layout["header"]  # the sticky list is not under the header
+
+    # a zoomed chart wider than its frame: the arrow keys scroll it and do not step
+    browser.evaluate('document.querySelector("main > section.step:not([hidden]) '
+                     'figure.chart[data-chart^=battlefield]").focus()')
+    browser.press("Enter", 13)
+    assert browser.evaluate("document.activeElement.scrollWidth > "
+                            "document.activeElement.clientWidth")
+    browser.press("ArrowRight", 39)
+    assert browser.evaluate(_LAYOUT)["label"] == layout["label"]
+    browser.press("Enter", 13)  # unzoomed, the arrows step again
+    browser.press("ArrowRight", 39)
+    assert browser.evaluate(_LAYOUT)["label"] != layout["label"]
