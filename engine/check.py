@@ -76,13 +76,15 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # a file that could not be written after all (a full disk): the report stays, and the
     # error is said after it
     unwritten: OSError | None = None
+    graph_written = False
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out))
         if args.graph:
-            _write_graph(args.graph, report, err)
+            graph_written = _write_graph(args.graph, report, err)
     except OSError as error:
         unwritten = error
-    summary = report_summary(args.file, prepared, settings, report, plain, written, args.graph)
+    summary = report_summary(args.file, prepared, settings, report, plain, written, args.graph,
+                             graph_written=graph_written)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -192,31 +194,35 @@ class _ProgressBar:
             self.bar.stop()
 
 
-def _write_graph(path: str, report: Report, err: TextIO) -> None:
+def _write_graph(path: str, report: Report, err: TextIO) -> bool:
+    """Write the --graph file if the search kept its graph; whether it was written."""
     if report.graph_dropped:
-        err.write(f"riftchart check: {_graph_note(path, report)}\n")
-    else:
-        counterexample.write_graph(Path(path), report)
+        err.write(f"riftchart check: {_graph_note(path, report, False)}\n")
+        return False
+    counterexample.write_graph(Path(path), report)
+    return True
 
 
-def _graph_note(path: str, report: Report) -> str:
+def _graph_note(path: str, report: Report, written: bool) -> str:
     """What became of the --graph file."""
     if report.graph_dropped:
         limit = search.GRAPH_LIMIT
         return (f"graph not written: more than {limit} states; bound the search with "
                 f"--max-states {limit} to draw a part of it")
+    if not written:
+        return f"graph not written: {path} could not be written (see the error below)"
     return f"graph written to {path}"
 
 
 def report_summary(file: str, prepared: Prepared, settings: Settings, report: Report,
                    plain: Report | None = None, written: Mapping[str, Path] | None = None,
-                   graph: str | None = None) -> dict[str, Any]:
+                   graph: str | None = None, *, graph_written: bool = True) -> dict[str, Any]:
     """The report as ``riftchart check --json`` prints it, for a search from ``file`` (as
     :func:`engine.explore.prepare` prepared it) with ``settings``: ``plain`` is the search
     without symmetry, where ``settings.symmetry`` (for the reduction), ``written`` the
     counterexample files by invariant name (:func:`engine.counterexample.write_all`), and
     ``graph`` the ``--graph`` file asked for (``settings.graph``), written if the search
-    kept its graph."""
+    kept its graph and ``graph_written`` (False: writing it failed)."""
     written = written or {}
     profile = prepared.start.profile
     checked = [inv.name for inv in settings.invariants if inv.applies_to(profile)]
@@ -259,8 +265,9 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
             "both_complete": plain.complete and report.complete,
         }
     if graph:
-        summary["graph"] = _graph_note(graph, report)
-        summary["graph_file"] = None if report.graph_dropped else graph
+        done = graph_written and not report.graph_dropped
+        summary["graph"] = _graph_note(graph, report, done)
+        summary["graph_file"] = graph if done else None
     return summary
 
 

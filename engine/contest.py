@@ -47,13 +47,13 @@ def open_chosen(table: Table, bf: str) -> None:
     table.send(battlefield_key(bf), event)
 
 
-def give_focus(table: Table, player: str, rule: str, why: str = "") -> None:
+def give_focus(table: Table, player: str, rule: str, why: str) -> None:
     s = table.state
     # a conversion can give Focus to the Attacker who holds it already
     verb = "keeps" if s.focus == player else "gains"
     s.focus = s.priority = player
     s.passes = 0
-    table.say(f"{player} {verb} Focus" + (f": {why}" if why else ""), rule)
+    table.say(f"{player} {verb} Focus: {why}", rule)
 
 
 def begin_showdown(table: Table, bf: str, rule: str) -> None:

@@ -87,7 +87,8 @@ class BattlefieldModel(Model):
         return "contested" in self.config  # the seed freezes control meanwhile (S 184.3.c)
 
     def open_with_no_contest_here(self) -> bool:
-        return self.state.chain_open and "showdown" not in self.config
+        # "open": this chart's own chain region, which the chain events reach by broadcast
+        return "open" in self.config and "showdown" not in self.config
 
     def arrival_contests(self) -> bool:
         return self.args["player"] != self.f.controller
@@ -117,9 +118,8 @@ class BattlefieldModel(Model):
 
     def conversion_due(self) -> bool:
         # Cleanup step 10: only in Showdown Open, at the running non-combat Showdown
-        return (
-            self.state.chain_open and "non_combat" in self.config and "combat_staged" in self.config
-        )
+        config = self.config
+        return "open" in config and "non_combat" in config and "combat_staged" in config
 
     def contest_staged_here(self) -> bool:
         return "showdown_staged" in self.config or "combat_staged" in self.config
@@ -137,7 +137,7 @@ class BattlefieldModel(Model):
     def _give_control(self, player: str) -> None:
         self.table.update_field(self.bf, controller=player)
         self.say(f"{self.bf}: {player} establishes control")
-        scoring.block_if_teammates(self.state, self.bf)
+        scoring.block_if_teammates(self.table, self.bf)
 
     def keep_control(self) -> None:
         self.say(f"{self.bf}: {self.f.controller} keeps control; keeping control is not conquering")

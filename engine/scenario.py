@@ -1,10 +1,11 @@
 """Load and validate scenario files, format version 1 (the contract:
 ``shared/docs/scenario-format.md``; a guide: ``docs/scenarios.md``).
 
-The work is shared by three modules: :mod:`engine.scenario_model` (the format's vocabulary, its
-limits and the validated dataclasses), :mod:`engine.scenario_yaml` (safe YAML with lines) and
-:mod:`engine.scenario_checks` (every field checked); this one reads the file and is the entry
-point.
+The work is shared by five modules: :mod:`engine.scenario_model` (the format's vocabulary, its
+limits and the validated dataclasses), :mod:`engine.scenario_yaml` (safe YAML with lines),
+:mod:`engine.scenario_fields` (the checks of values, names, ids and references),
+:mod:`engine.scenario_steps` (the steps checked) and :mod:`engine.scenario_checks` (the setup
+checked and the :class:`Scenario` built); this one reads the file and is the entry point.
 
 :func:`load_scenario` reads a YAML file (or takes a dict already parsed) and returns a
 :class:`Scenario`: frozen dataclasses with every default filled in. Anything that is not a valid

@@ -1,5 +1,6 @@
 """The scenario format's vocabulary and limits, and a validated scenario as frozen dataclasses
-(``docs/scenario-format.md``, version 1; reading and checking a file: :mod:`engine.scenario`)."""
+(``shared/docs/scenario-format.md``, version 1; reading and checking a file:
+:mod:`engine.scenario`)."""
 
 from __future__ import annotations
 

@@ -43,10 +43,11 @@ def teammate_of_turn_player(s: GameState, player: str | None) -> bool:
     return not s.opponents(s.turn_player, player)
 
 
-def block_if_teammates(s: GameState, bf: str) -> None:
+def block_if_teammates(table: Table, bf: str) -> None:
     """A battlefield a teammate of the turn player comes to control during the Beginning phase
     is blocked as one they controlled when it began is (D10: "at your Beginning phase" is the
     whole phase, whose triggers can move a teammate's unit there to conquer it)."""
+    s = table.state
     if (s.phase == "beginning" and teammate_of_turn_player(s, s.fields[bf].controller)
             and bf not in s.blocked_scoring):
         s.blocked_scoring += (bf,)

@@ -278,14 +278,9 @@ class GameState:
         controller = self.fields[bf].controller
         return min((p for p in self.players_at(bf) if p != controller), key=self.turn_rank)
 
-    def units_at(self, where: str) -> list[Unit]:
-        """Units at a battlefield (or a player's base, as ``base:P``), in board order."""
-        if where.startswith("base:"):
-            owner = where[5:]
-            found = [u for u in self.units.values() if u.at == "base" and u.controller == owner]
-        else:
-            found = [u for u in self.units.values() if u.at == where]
-        return sorted(found, key=by_board_order)
+    def units_at(self, bf: str) -> list[Unit]:
+        """Units at a battlefield, in board order."""
+        return sorted((u for u in self.units.values() if u.at == bf), key=by_board_order)
 
     def units_in_board_order(self) -> list[Unit]:
         """Every unit, on the board or not, in board order."""

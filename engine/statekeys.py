@@ -223,10 +223,8 @@ def _renamed_key(s: GameState, names: dict[str, str]) -> tuple:
     def rn(uid: Any) -> Any:
         return names.get(uid, uid) if isinstance(uid, str) else uid
 
-    units = tuple(sorted(
-        (rn(u.id), u.owner, u.controller, u.at, u.exhausted, u.stunned, u.damage, u.designation)
-        for u in s.units.values()
-    ))
+    # the plain key's fields of a unit, its id renamed: one list of fields for both keys
+    units = tuple(sorted((rn(u.id), *_unit_fields(u)[1:]) for u in s.units.values()))
     # the whole board order, renamed: units at base keep theirs when they move together, and
     # it decides the damage assignment wherever they meet (kept per battlefield only, it
     # merged states that the rules tell apart, and a violation could be missed)

@@ -65,7 +65,7 @@ from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names, chart_caption
 from engine.writable import check_writable, write_whole
-from statecharts import CHARTS, GAME_WIDE_CHARTS
+from statecharts import GAME_WIDE_CHARTS
 
 # --- which charts a step lights -----------------------------------------------------------
 
@@ -111,11 +111,9 @@ class LitChart:
 
 def chart_keys(configs: Mapping[str, frozenset[str]]) -> list[str]:
     """The charts of a step, in the order they are shown: the battlefields in setup order
-    (the order the game keeps them in), then the game-wide charts, then any other chart."""
+    (the order the game keeps them in), then the game-wide charts (a game has no other)."""
     battlefields = [k for k in configs if chart_of(k) == "battlefield"]
-    game_wide = [k for k in GAME_WIDE_CHARTS if k in configs]
-    others = sorted(k for k in configs if k not in battlefields and k not in game_wide)
-    return [k for k in battlefields + game_wide + others if chart_of(k) in CHARTS]
+    return battlefields + [k for k in GAME_WIDE_CHARTS if k in configs]
 
 
 def lit_charts(record: StepRecord) -> list[LitChart]:

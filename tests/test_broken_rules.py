@@ -17,7 +17,7 @@ from tests.conftest import SCENARIOS
 
 
 def _first_focus_to_turn_player(self: models.FocusModel) -> None:
-    contest.give_focus(self.table, self.state.turn_player, self.rule)
+    contest.give_focus(self.table, self.state.turn_player, self.rule, why="the turn player")
 
 
 def _conquer_ignores_scored(s, bf, player) -> bool:  # noqa: ANN001

@@ -308,3 +308,29 @@ def test_a_worker_killed_is_one_line_and_exit_3(tmp_path: Path) -> None:
     out, err = search.communicate(timeout=60)
     assert search.returncode == 3
     assert err == "riftchart check: a worker process ended unexpectedly; the search stopped\n"
+
+
+def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(
+        tmp_path: Path) -> None:
+    """Writing stops at the first file a full disk refuses (a counterexample, written before
+    the graph): the report must not say the graph was written."""
+    model = write_yaml(tmp_path, GROUP_KILL)
+    graph = tmp_path / "g.graphml"
+    script = (
+        "import sys\n"
+        "from engine import actions, cli, writable\n"
+        "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
+        "def full(path, text):\n"
+        "    raise OSError(28, 'No space left on device')\n"
+        "writable.write_text = full\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", str(model), "--out", str(tmp_path / "cex"),
+         "--graph", str(graph), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["graph_file"] is None and not graph.exists()
+    assert summary["graph"].startswith(f"graph not written: {graph} could not be written")
+    assert "No space left on device" in done.stderr

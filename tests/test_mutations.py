@@ -29,7 +29,7 @@ from engine.models import BattlefieldModel, FocusModel
 
 def _focus_to_turn_player(self: FocusModel) -> None:
     """(a) the first Focus of a Showdown goes to the turn player instead of the applier."""
-    contest.give_focus(self.table, self.state.turn_player, self.rule)
+    contest.give_focus(self.table, self.state.turn_player, self.rule, why="the turn player")
 
 
 def _never_clear_contested(original: Callable) -> Callable:
