@@ -19,7 +19,7 @@ from typing import Any
 from . import combat
 from .actions import Action, Add, to_step
 from .scenario_model import EXPECT_KEYS
-from .state import PROFILES, GameState, battlefield_key
+from .state import PROFILES, GameState
 from .view import view
 
 Witness = Callable[[GameState, GameState | None], dict[str, Any]]
@@ -175,15 +175,17 @@ def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tup
 
 
 def _in_showdown(s: GameState, bf: str) -> bool:
-    return "showdown" in s.configs[battlefield_key(bf)]
+    return "showdown" in s.bf_config(bf)
 
 
 def _contested(s: GameState, bf: str) -> bool:
-    return "contested" in s.configs[battlefield_key(bf)]
+    return "contested" in s.bf_config(bf)
 
 
 def _players_at(s: GameState) -> dict[str, set[str]]:
-    """Battlefield -> players with units there (one pass over the units)."""
+    """Battlefield -> players with units there (one pass over the units; counted here, not
+    taken from ``GameState.players_at``, whose answers the units' dict caches: a check should
+    not lean on what it checks)."""
     present: dict[str, set[str]] = {bf: set() for bf in s.fields}
     for unit in s.units.values():
         if unit.at in present:
@@ -247,7 +249,7 @@ def closed_iff_chain(s: GameState, legal: Sequence[Action]) -> bool:
     if s.chain_open == bool(s.chain):
         return False
     wanted = "open" if s.chain_open else "closed"
-    return all(wanted in s.configs[battlefield_key(bf)] for bf in s.fields)
+    return all(wanted in s.bf_config(bf) for bf in s.fields)
 
 
 @_register(
@@ -284,7 +286,7 @@ def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
     if s.contest_at is not None or not s.chain_open or s.winner:
         return True
     for bf in s.fields:
-        config = s.configs[battlefield_key(bf)]
+        config = s.bf_config(bf)
         if "contested" in config and not (
             "showdown_staged" in config or "combat_staged" in config or "showdown" in config
         ):
@@ -390,7 +392,7 @@ def scores_never_decrease(parent: GameState, action: Action, child: GameState) -
 def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
     if child.winner or not _focus_cycle_began(parent, child):
         return True
-    config = child.configs[battlefield_key(child.contest)]
+    config = child.bf_config(child.contest)
     if "non_combat" in config:
         return child.focus == child.fields[child.contest].applier
     return child.focus == child.attacker
@@ -427,7 +429,7 @@ _FOCUS_CYCLE = ("non_combat", "combat_showdown")
 def _in_focus_cycle(s: GameState) -> bool:
     if s.contest_at is None:
         return False
-    config = s.configs[battlefield_key(s.contest_at)]
+    config = s.bf_config(s.contest_at)
     return any(state in config for state in _FOCUS_CYCLE)
 
 
@@ -440,5 +442,5 @@ def _focus_cycle_began(parent: GameState, child: GameState) -> bool:
 
 
 def _kind(s: GameState) -> str:
-    config = s.configs[battlefield_key(s.contest)]
+    config = s.bf_config(s.contest)
     return "combat" if "combat" in config else "non-combat"
