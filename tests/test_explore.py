@@ -764,3 +764,14 @@ def test_the_graph_is_kept_up_to_its_limit_exactly(tmp_path: Path, monkeypatch: 
     report = explore.explore(start, _settings(max_states=300, graph=True))
     assert report.states == 300 and report.graph_dropped == dropped
     assert len(report.nodes) == (0 if dropped else 300)
+
+
+def test_the_bundled_copies_model_halves_with_symmetry(capsys: pytest.CaptureFixture) -> None:
+    """docs/model-checking.md's figure: two copies of a unit card in hand, played in either
+    order, are one state with --symmetry."""
+    code, report = _check([str(ROOT / "models" / "1v1_copies_in_hand.yaml"), "--symmetry"],
+                          capsys)
+    sym = report["symmetry"]
+    assert code == 0 and report["violations"] == [] and sym["same_verdict"]
+    assert (sym["states_without"], sym["states_with"]) == (5805, 2609)
+    assert sym["interchangeable"] == [["C1", "C2"]]

@@ -112,12 +112,22 @@ def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> No
     ("038", "A: P2 keeps control", "A: no longer Contested"),
     ("039", "U1 dies", "E1 dies"),  # units with lethal damage die in board order
     ("020", "P1 receives Priority", "Cleanup: P1 wins"),  # after the win nobody acts
+    # Cleanup's step 7 (a stale Contested removed) comes after steps 5 and 6 drop the stagings
+    ("025", "Cleanup: staged Showdown at A removed", "Cleanup: staged Combat at A removed"),
+    ("025", "Cleanup: staged Combat at A removed", "Cleanup: P1 has no units at A; Contested"),
 ])
 def test_the_trace_says_it_in_the_rules_order(number: str, first: str, then: str) -> None:
     lines = _lines(number)
     (at_first,) = [i for i, line in enumerate(lines) if line.startswith(first)]
     (at_then,) = [i for i, line in enumerate(lines) if line.startswith(then)]
     assert at_first < at_then
+
+
+def test_after_the_win_nothing_more_is_said() -> None:
+    """A spell wins the game with a card still on the Chain (080): the win is the last line,
+    and nobody receives Priority after it (D13)."""
+    lines = [line for line in _lines("080") if not line.startswith("refused as expected")]
+    assert lines[-1].startswith("Cleanup: P1 wins with 2 points")
 
 
 def test_a_no_result_with_both_sides_there_is_said_in_the_order_it_happens() -> None:
