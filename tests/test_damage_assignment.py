@@ -24,13 +24,27 @@ def side(draw: st.DrawFn) -> list[Unit]:
 
 
 def _by_every_order(total: int, targets: list[Unit]) -> set[frozenset]:
-    """The rule read literally: fill each order that keeps Tanks first and Backline last."""
+    """The rule read literally, written here again rather than taken from the engine (an
+    oracle that shared the engine's helpers would share their mistakes): every order of the
+    units that puts Tanks first and Backline units last (a unit with both is a Tank), each
+    unit given lethal damage, max(1, Might - damage), before the next gets any, the last
+    taking what is left (rules.md 6, 11.5)."""
+    def rank(unit: Unit) -> int:
+        return 0 if "tank" in unit.keywords else 2 if "backline" in unit.keywords else 1
+
     found = set()
     for order in permutations(targets):
-        classes = [combat._assign_class(u) for u in order]
-        if classes == sorted(classes):
-            plan = combat.fill_in_order(total, [(u.id, u.lethal()) for u in order])
-            found.add(frozenset(plan.items()))
+        if [rank(u) for u in order] != sorted(rank(u) for u in order):
+            continue
+        plan: dict[str, int] = {}
+        left = total
+        for i, unit in enumerate(order):
+            if left == 0:
+                break
+            plan[unit.id] = left if i == len(order) - 1 else min(left, max(1, unit.might
+                                                                            - unit.damage))
+            left -= plan[unit.id]
+        found.add(frozenset(plan.items()))
     return found
 
 

@@ -137,10 +137,6 @@ def _renderings() -> dict[str, list[str]]:
     return {name: [chart_dot(name), chart_mermaid(name)] for name in NAMES}
 
 
-def test_dot_and_mermaid_are_identical_across_calls():
-    assert _renderings() == _renderings()
-
-
 def test_dot_and_mermaid_are_identical_in_a_fresh_process():
     script = (
         "import json, sys\n"
