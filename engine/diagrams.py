@@ -43,17 +43,21 @@ def transition_label(transition: Transition, chart: CompiledChart | None = None)
     whose guards hold, so a picture that drew the later one's guard alone would say it can
     fire where the earlier one does.
     """
-    parts = [transition.event]
+    parts = [transition.event, guard_label(transition, chart)]
+    if transition.rule:
+        parts.append(f"({transition.rule})")
+    return " ".join(part for part in parts if part)
+
+
+def guard_label(transition: Transition, chart: CompiledChart | None = None) -> str:
+    """``[guard]``, ``[else]`` or ``[else if guard]`` (see :func:`transition_label`), or ""
+    for an unguarded transition that no other of its state and event goes before."""
     later = chart is not None and any(
         t.order < transition.order and t.source == transition.source
         and t.event == transition.event for t in chart.transitions)
     if later:
-        parts.append(f"[else if {transition.guard_text()}]" if transition.guards else "[else]")
-    elif transition.guards:
-        parts.append(f"[{transition.guard_text()}]")
-    if transition.rule:
-        parts.append(f"({transition.rule})")
-    return " ".join(parts)
+        return f"[else if {transition.guard_text()}]" if transition.guards else "[else]"
+    return f"[{transition.guard_text()}]" if transition.guards else ""
 
 
 Item = TypeVar("Item")
@@ -228,8 +232,9 @@ def _dot_edge(chart: CompiledChart, tail: str, head: str, clips: tuple[str, ...]
         label = "label=<" + "".join(f'{line}<br align="left"/>' for line in lines) + ">"
     attributes = [label, *clips]
     if any(t in taken for t in transitions):
-        attributes += [f"color={_q(TAKEN_COLOUR)}", f"fontcolor={_q(TAKEN_COLOUR)}",
-                       "penwidth=2.5"]
+        attributes += [f"color={_q(TAKEN_COLOUR)}", "penwidth=2.5"]
+        if len(transitions) == 1:  # a shared edge colours its taken lines only, above
+            attributes.append(f"fontcolor={_q(TAKEN_COLOUR)}")
     return f"{INDENT}{_q(tail)} -> {_q(head)} [{', '.join(attributes)}];"
 
 

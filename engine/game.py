@@ -205,7 +205,8 @@ class Game:
         through the constructor, which the compiled build's classes need."""
         self._refuse_half_way("pickling")
         table = self._table
-        return _unpickled, (table.state, table.runtime, list(self.log), list(table.lines))
+        return _unpickled, (type(self), table.state, table.runtime, list(self.log),
+                            list(table.lines))
 
     def _refuse_half_way(self, what: str) -> None:
         if self._applying:
@@ -219,8 +220,9 @@ class Game:
         return self._table.state.profile
 
 
-def _unpickled(state: GameState, runtime: Runtime, log: list[Action], lines: list[str]) -> Game:
-    game = Game(state, runtime)
+def _unpickled(cls: type[Game], state: GameState, runtime: Runtime, log: list[Action],
+               lines: list[str]) -> Game:
+    game = cls(state, runtime)
     game.log = log
     game._table.lines = lines
     return game

@@ -96,10 +96,15 @@ class ReferenceRuntime:
     ) -> list[Transition]:
         machine, ref = self._machine(host, key, chart)
         ref.model = model
-        if not any(e.id == event for e in machine.enabled_events()):
-            return []
-        ref.taken = []
-        machine.send(event)
+        try:
+            if not any(e.id == event for e in machine.enabled_events()):
+                return []
+            ref.taken = []
+            machine.send(event)
+        finally:
+            # the engine's model is the game's: kept, it would tie a copy or a pickle of this
+            # runtime to that game and its observers
+            ref.model = None
         host.configs[key] = frozenset(s.id for s in machine.configuration)
         # python-statemachine announces a parallel event's transitions in its own order; the
         # actions run afterwards, in document order, in both runtimes

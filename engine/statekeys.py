@@ -141,8 +141,10 @@ class Symmetry:
     they are doing, not by their ids.
 
     Units and cards that any effect names by id (cards, triggers, battlefield abilities) are
-    never interchangeable. Two states share a key exactly when renaming interchangeable units maps
-    one onto the other (board order included), so the reduction loses no violation.
+    never interchangeable. Two states share a key only when renaming interchangeable units maps
+    one onto the other (board order included), so the reduction loses no violation; and as
+    the renaming is worked out from what the key holds (and where the Chain names each twin),
+    states that are renamings of one another share one.
     """
 
     def __init__(self, start: GameState):
@@ -174,7 +176,7 @@ class Symmetry:
     def _renaming(self, s: GameState) -> dict[str, str]:
         names: dict[str, str] = {}
         for ids in self.classes:
-            members = sorted(ids, key=lambda uid: _dynamic(s, uid))
+            members = sorted(ids, key=lambda uid: (_dynamic(s, uid), _chain_places(s, uid)))
             for old, new in zip(members, ids, strict=True):
                 if old != new:
                     names[old] = new
@@ -187,12 +189,25 @@ def _triggers_text(triggers: Iterable[Any]) -> tuple:
 
 
 def _dynamic(s: GameState, uid: str) -> tuple:
-    """What a unit is doing, as a sort key; a card not yet played comes first."""
+    """What a unit is doing, as a sort key; a card not yet played comes first. Only what the
+    key holds may order twins: board order counts on the board only (off it, a unit's order
+    is forgotten when it enters again), or two renamings of one state would sort apart."""
     unit = s.units.get(uid)
     if unit is None:
         return (0,)
     return (1, unit.controller, unit.at, unit.exhausted, unit.stunned, unit.damage,
-            unit.designation or "", unit.order)
+            unit.designation or "", unit.order if unit.on_board else -1)
+
+
+def _chain_places(s: GameState, uid: str) -> tuple[int, ...]:
+    """Where on the Chain a twin is named (as a card, a trigger's source or a target): twins
+    alike in every other way are told apart by it, so that the same renaming is found from
+    either of two states that are each other's renaming."""
+    return tuple(
+        place for place, item in enumerate(s.chain)
+        if uid in (item.source, item.label.partition(":")[0])
+        or (isinstance(item.targets, tuple) and uid in item.targets)
+    )
 
 
 def _named_ids(start: GameState) -> set[str]:

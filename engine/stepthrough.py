@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import TransitionTaken
-from engine.diagrams import chart_dot, render_svg, transition_label
+from engine.diagrams import chart_dot, guard_label, render_svg, transition_label
 from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
@@ -371,6 +371,9 @@ def _figure_html(lit: LitChart, pictures: _Pictures, described_by: str, *, inlin
     # focusable, so that a keyboard can reach and zoom it too; described by the words that
     # list its lit states, for whoever cannot tell them by the colour
     kind_class = "battlefield" if lit.chart == "battlefield" else "small"
+    # a picture the script fills in: without script the figure would be an empty box
+    if not inline:
+        kind_class += " needs-script"
     return (
         f'<figure class="chart {kind_class}" data-chart="{_e(lit.key)}" '
         f'data-active="{_e(" ".join(lit.active_in_order))}" '
@@ -424,7 +427,7 @@ def _taken_html(taken: Sequence[TransitionTaken]) -> str:
     # in the order they were taken, across charts: that is how the rules flowed
     items = [
         f"<li><code>{_e(step.chart)}</code> {_e(step.source)} \u2192 {_e(step.target)} "
-        f"on <code>{_e(step.event)}</code>{_guard_html(step.guard)} "
+        f"on <code>{_e(step.event)}</code>{_guard_html(step)} "
         f"<span class=\"rule\">({_e(step.rule)})</span></li>"
         for step in taken
     ]
@@ -433,8 +436,14 @@ def _taken_html(taken: Sequence[TransitionTaken]) -> str:
     return f'<ol class="taken">{"".join(items)}</ol>'
 
 
-def _guard_html(guard: str) -> str:
-    return f" [{_e(guard)}]" if guard else ""
+def _guard_html(step: TransitionTaken) -> str:
+    """The guard as the pictures label it: ``[else]`` where an earlier transition of the
+    same state and event goes before."""
+    if step.order < 0:  # not told which transition it was: its guards as they held
+        return f" [{_e(step.guard)}]" if step.guard else ""
+    chart = compiled(chart_of(step.chart))
+    label = guard_label(chart.transitions[step.order], chart)
+    return f" {_e(label)}" if label else ""
 
 
 def _state_html(state: Mapping[str, Any], previous: Mapping[str, Any] | None) -> str:

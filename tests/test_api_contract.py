@@ -466,6 +466,29 @@ def test_a_pickled_game_is_a_clone_without_observers() -> None:
     assert HEARD and twin.to_json() == game.to_json()
 
 
+@pytest.mark.parametrize("runtime", [CheckedRuntime, None], ids=["checked", "fast"])
+def test_a_pickled_game_leaves_observers_behind_whatever_its_runtime(runtime: Any) -> None:
+    """python-statemachine's machines keep no hold on the game between events, so a game on
+    CheckedRuntime pickles after an action, with an observer that does not pickle."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml",
+                              runtime=runtime() if runtime else None)
+    game.observe(lambda _step: None)
+    game.apply(Move("P1", ("U1",), "A"))
+    twin = pickle.loads(pickle.dumps(game))
+    twin.apply(Pass("P1"))
+    game.apply(Pass("P1"))
+    assert twin.to_json() == game.to_json() and twin.trace == game.trace
+
+
+class _MyGame(Game):
+    pass
+
+
+def test_a_pickled_subclass_of_game_stays_one() -> None:
+    game = _MyGame.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    assert type(pickle.loads(pickle.dumps(game))) is _MyGame
+
+
 def test_hand_lists_the_cards_a_player_holds() -> None:
     game = Game.from_scenario(ROOT / "models" / "1v1_two_battlefields.yaml")
     hand = game.hand("P2")

@@ -204,6 +204,12 @@ def test_a_taken_transition_is_coloured_in_its_line_of_a_shared_edge():
     (edge,) = [line for line in dot.splitlines() if "converted [else]" in line]
     assert f'<font color="{TAKEN_COLOUR}">converted [else] (CR 459.2.c)</font>' in edge
     assert "converted [seed_keeps_focus] (seed 000)<br" in edge and "penwidth=2.5" in edge
+    # only that line is in the taken colour: the edge's own font colour would paint them all
+    svg = render_svg(dot)
+    drawn = dict((text, attributes) for attributes, text
+                 in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg))
+    assert f'fill="{TAKEN_COLOUR}"' in drawn["converted [else] (CR 459.2.c)"]
+    assert "fill=" not in drawn["converted [seed_keeps_focus] (seed 000)"]
 
 
 def _mermaid_scopes(text: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:

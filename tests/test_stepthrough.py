@@ -202,7 +202,7 @@ def test_only_the_transition_taken_is_lit_not_its_look_alikes(tmp_path: Path) ->
         "neutral_open and one_showdown_qualifies"]
     page = (tmp_path / "out").joinpath("s.html")
     stepthrough.write_lit_run(result, tmp_path / "out")
-    assert "[neutral_open and one_showdown_qualifies]" in page.read_text(encoding="utf-8")
+    assert "[else if neutral_open and one_showdown_qualifies]" in page.read_text(encoding="utf-8")
 
 
 def test_scenarios_with_the_same_name_get_a_page_each(tmp_path: Path) -> None:
@@ -754,6 +754,9 @@ def test_a_taken_transition_is_named_as_the_pictures_label_it(tmp_path: Path) ->
     taken = re.findall(r'data-chart="focus" data-active="[^"]*" data-taken="([^"]*)"', page)
     assert taken[3] == "pass_focus [else] (CR 347)"  # step 3: P1 passes Focus to P2
     assert taken[4] == "pass_focus [everyone_else_has_passed] (CR 348)"
+    # and so does the list of transitions taken, in the step's text
+    step_3 = _sections(page)[3]
+    assert "holding \u2192 holding on <code>pass_focus</code> [else] " in step_3
 
 
 _LAYOUT = """(() => {
@@ -784,6 +787,11 @@ def test_without_script_every_step_reads_one_after_another(
     assert layout["shown"] == len(result.steps)
     # no button that would do nothing, and the page says how to read it
     assert (layout["controls"], layout["nav"]) == ("none", "none")
+    # no empty picture frames: only the setup's pictures are in the page itself
+    empty = browser.evaluate('[...document.querySelectorAll("figure.chart")].filter(f => '
+                             'getComputedStyle(f).display !== "none" && !f.querySelector("svg"))'
+                             '.length')
+    assert empty == 0
     assert "Without script the steps follow one another" in layout["text"]
     assert "P2 passes Focus; every player has passed in a row (CR 348)" in layout["text"]
 
