@@ -622,6 +622,15 @@ def browser() -> Iterator[Browser]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _open(browser: Browser, tmp_path: Path, stem: str, name: str, bf: str = "A") -> RunResult:
+    """The page of the Showdown scenario named ``name``, written and opened in the browser."""
+    result = _run(_scenario(tmp_path, stem, name, bf=bf))
+    stepthrough.write_lit_run(result, tmp_path / "out")
+    browser.call("Page.navigate", url=(tmp_path / "out" / f"{stem}.html").resolve().as_uri())
+    browser.wait_for("Page.loadEventFired")
+    return result
+
+
 _SHOWN = """(() => {
   const section = document.querySelector("main > section.step:not([hidden])");
   const figure = section.querySelector('figure.chart[data-chart^="battlefield:"]');
@@ -642,13 +651,8 @@ def test_the_page_steps_in_a_browser_and_runs_nothing_from_the_scenario(
     tmp_path: Path, browser: Browser
 ) -> None:
     name = TITLE_SCRIPT + TITLE_IMG + SCRIPT
-    result = _run(_scenario(tmp_path, "evil", name, bf=TITLE_IMG))
+    result = _open(browser, tmp_path, "evil", name, bf=TITLE_IMG)
     last = result.steps[-1].index
-    stepthrough.write_lit_run(result, tmp_path / "out")
-    page = (tmp_path / "out" / "evil.html").resolve()
-
-    browser.call("Page.navigate", url=page.as_uri())
-    browser.wait_for("Page.loadEventFired")
 
     first = browser.evaluate(_SHOWN)
     assert first["label"] == f"Step 0 of {last}"
@@ -706,11 +710,7 @@ _FOCUSED = """(() => {
 def test_the_charts_are_reached_and_zoomed_with_the_keyboard(
     tmp_path: Path, browser: Browser
 ) -> None:
-    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
-    stepthrough.write_lit_run(result, tmp_path / "out")
-    page = (tmp_path / "out" / "showdown.html").resolve()
-    browser.call("Page.navigate", url=page.as_uri())
-    browser.wait_for("Page.loadEventFired")
+    result = _open(browser, tmp_path, "showdown", "Showdown at A")
 
     # Tab goes through the buttons to the first chart: no mouse needed
     for _ in range(len(result.steps) + 5):
@@ -777,12 +777,8 @@ _LAYOUT = """(() => {
 def test_without_script_every_step_reads_one_after_another(
     tmp_path: Path, browser: Browser
 ) -> None:
-    result = _run(_scenario(tmp_path, "showdown", "Showdown at A"))
-    stepthrough.write_lit_run(result, tmp_path / "out")
-    page = (tmp_path / "out" / "showdown.html").resolve()
     browser.call("Emulation.setScriptExecutionDisabled", value=True)
-    browser.call("Page.navigate", url=page.as_uri())
-    browser.wait_for("Page.loadEventFired")
+    result = _open(browser, tmp_path, "showdown", "Showdown at A")
     layout = browser.evaluate(_LAYOUT)
     assert layout["shown"] == len(result.steps)
     # no button that would do nothing, and the page says how to read it
@@ -799,11 +795,7 @@ def test_without_script_every_step_reads_one_after_another(
 def test_the_steps_list_sits_below_a_tall_header_and_arrows_scroll_a_zoomed_chart(
     tmp_path: Path, browser: Browser
 ) -> None:
-    result = _run(_scenario(tmp_path, "long", "A long name, " * 30))
-    stepthrough.write_lit_run(result, tmp_path / "out")
-    page = (tmp_path / "out" / "long.html").resolve()
-    browser.call("Page.navigate", url=page.as_uri())
-    browser.wait_for("Page.loadEventFired")
+    _open(browser, tmp_path, "long", "A long name, " * 30)
     layout = browser.evaluate(_LAYOUT)
     assert layout["shown"] == 1 and layout["nav"] != "none"
     assert layout["navTop"] == layout["header"]  # the sticky list is not under the header
