@@ -1,7 +1,7 @@
 """The model checker's benchmark: every ratio measured in one run on the bundled models.
 
     .venv/bin/python benchmarks/run.py            # the full run (several minutes)
-    .venv/bin/python benchmarks/run.py --quick    # smaller bounds, about a minute
+    .venv/bin/python benchmarks/run.py --quick    # smaller bounds, about a minute and the build
 
 Sections, each printed with its figures and the target it is measured against:
 
@@ -297,7 +297,8 @@ def timed(label: str, fn: Callable[[], Any]) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller bounds (about a minute)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller bounds (about a minute, and the build unless --no-compiled)")
     parser.add_argument("--naive-states", type=int, default=None,
                         help="bound of the naive explorer (default 150, quick 40)")
     parser.add_argument("--json", metavar="FILE", help="also write every figure as JSON")

@@ -20,14 +20,12 @@ MAX_NODES = 1_000_000
 MAX_STEPS = 10_000
 MAX_INT = 1_000_000
 
-# words an id cannot be, and why (D39): the three are places a unit can be, and an Add
-# ability is ``add:PLAYER`` on the chain, where an object ``add`` with a trigger on an event
-# named like a player would read the same
+# words an id cannot be, and why (D39): the places a unit can be, as scenario-format.md
+# reserves them (a `:` is refused too: it would make a chain label SOURCE:EVENT read wrong)
 RESERVED_IDS = {
     "base": "the name of a place",
     "hand": "the name of a place",
     "trash": "the name of a place",
-    "add": "an Add ability shows on the chain as add:PLAYER",
 }
 KEYWORDS = ("tank", "backline", "ganking")
 EVENTS = ("move", "attack", "defend", "conquer", "hold", "die", "play", "beginning")

@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Any
 
 from .runtime import Configuration, compiled
-from .state import GameState, by_board_order, chart_of
+from .state import ChainItem, GameState, by_board_order, chart_of
 
 _config_codes: dict[tuple[str, Configuration], int] = {}
 _effect_tags: dict[int, tuple[Any, int]] = {}
@@ -104,7 +104,7 @@ def _same(uid: Any) -> Any:
 def _chain_key(chain: Iterable[Any], rn: Callable[[Any], Any] = _same) -> tuple:
     """The chain's items, with unit ids passed through ``rn`` (a renaming, for symmetry)."""
     return tuple(
-        (i.kind, _renamed_label(i.label, rn), i.controller,
+        (i.kind, _renamed_label(i, rn), i.controller,
          tuple(map(rn, i.targets)) if isinstance(i.targets, tuple) else i.targets,
          i.to, rn(i.source), i.where,
          _effect_tag(i.effect) if i.kind == "trigger" else 0)
@@ -112,11 +112,14 @@ def _chain_key(chain: Iterable[Any], rn: Callable[[Any], Any] = _same) -> tuple:
     )
 
 
-def _renamed_label(text: str, rn: Callable[[Any], Any]) -> str:
-    """A chain item's label with the unit id in it passed through ``rn`` (a trigger's label
-    is ``SOURCE:EVENT``)."""
-    source, sep, event = text.partition(":")
-    return rn(source) + sep + event if sep else rn(text)
+def _renamed_label(item: ChainItem, rn: Callable[[Any], Any]) -> str:
+    """A chain item's label with the unit id in it passed through ``rn``: a card's label is its
+    id, a trigger's ``SOURCE:EVENT``; an Add's, ``add:PLAYER``, names no unit (even where a
+    unit is called ``add``)."""
+    if item.kind == "add":
+        return item.label
+    source, sep, event = item.label.partition(":")
+    return rn(source) + sep + event if sep else rn(item.label)
 
 
 def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
@@ -205,7 +208,7 @@ def _chain_places(s: GameState, uid: str) -> tuple[int, ...]:
     either of two states that are each other's renaming."""
     return tuple(
         place for place, item in enumerate(s.chain)
-        if uid in (item.source, item.label.partition(":")[0])
+        if uid == item.source or (item.kind == "card" and uid == item.label)
         or (isinstance(item.targets, tuple) and uid in item.targets)
     )
 

@@ -475,3 +475,9 @@ def test_enough_was_exercised() -> None:
     assert STATS["tried"] >= min(200, 2 * EXAMPLES), STATS
     assert STATS["loaded"] > 0 and STATS["rejected"] > 0, STATS
     assert STATS["tried"] == STATS["loaded"] + STATS["rejected"]
+    # the figures docs/hardening.md tabulates, shown with `pytest -s`
+    print("\nriftchart loader fuzz figures (tried / loaded / rejected):")
+    for test in (*FUZZ_TESTS, None):
+        prefix = f"{test}:" if test else ""
+        counts = " / ".join(str(STATS[prefix + key]) for key in ("tried", "loaded", "rejected"))
+        print(f"  {test or 'all'}: {counts}")

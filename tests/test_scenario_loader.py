@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from engine.errors import IllegalAction, RiftchartError, ScenarioError
+from engine.runner import OK, run_scenario
 from engine.scenario import (
     MAX_INT,
     MAX_STEPS,
@@ -508,6 +509,19 @@ def test_load_scenario_text_names_the_label() -> None:
     assert str(error).startswith("given.yaml: <yaml>: ")
 
 
+def test_add_is_an_id_like_any_other() -> None:
+    """D39: scenario-format.md reserves base, hand, trash and a `:`, not `add`: a player called
+    add activates its Add ability with the step `add: add`, and its chain label reads add:add
+    (scenario 275 has a unit called add)."""
+    data = {"name": "add", "players": ["add", "P2"], "battlefields": [{"id": "A"}],
+            "steps": [{"add": "add"}, {"expect": {"priority": "add", "chain": []}}]}
+    scenario = load_scenario(data)
+    assert scenario.players == ("add", "P2")
+    result = run_scenario(scenario)
+    assert (result.code, result.message) == (OK, "")
+    assert "add:add goes on the Chain (CR 328)" in result.steps[1].lines
+
+
 def test_json_is_accepted(tmp_path: Path) -> None:
     path = write(tmp_path, json.dumps(minimal()), "scenario.json")
     assert load_scenario(path).name == "minimal"
@@ -641,10 +655,6 @@ INVALID: list[tuple[str, Any, str, str]] = [
     ("player id is a number", setitem("players", ["P1", 2]), "players[1]", "string"),
     ("player id base", setitem("players", ["P1", "base"]), "players[1]", "reserved"),
     ("player id hand", setitem("players", ["hand", "P2"]), "players[0]", "reserved"),
-    # D39: an object "add" with a trigger on an event named like a player would show on the
-    # chain as that player's Add ability does
-    ("unit id add", setitem("units[0].id", "add"), "units[0].id", "add:PLAYER"),
-    ("player id add", setitem("players", ["P1", "add"]), "players[1]", "reserved"),
     ("player id with colon", setitem("players", ["P1", "P:2"]), "players[1]", "':'"),
     ("empty id", setitem("players", ["P1", ""]), "players[1]", "empty"),
     # D15: an id of only spaces, or an empty display name, is a mistake, as an empty id is
