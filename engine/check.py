@@ -261,7 +261,10 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
             # a reduction is measured only where both searches went to their end
             "reduction": (round(plain.states / report.states, 3)
                           if plain.complete and report.complete and report.states else None),
-            "same_verdict": sorted(plain.violations) == sorted(report.violations),
+            # two searches cut off at --max-states saw different states: their verdicts say
+            # nothing of each other
+            "same_verdict": (sorted(plain.violations) == sorted(report.violations)
+                             if plain.complete and report.complete else None),
             "both_complete": plain.complete and report.complete,
         }
     if graph:
@@ -277,6 +280,7 @@ def _violation_summary(v: Violation, path: Path | None) -> dict[str, Any]:
         "rule": v.invariant.rule,
         "kind": v.invariant.kind,
         "depth": v.depth,
+        "turns": v.turns,
         "steps": [actions.to_step(a) for a in v.path],
         "expect": v.witness,
         "counterexample": str(path) if path else None,
@@ -302,16 +306,21 @@ def _print_summary(summary: dict, out: TextIO) -> None:
         out.write(f"  symmetry: {sym['states_without']} states without "
                   f"({sym['seconds_without']} s), {sym['states_with']} with "
                   f"({summary['seconds']} s), "
-                  + (f"reduction {sym['reduction']}x" if sym["reduction"] is not None else
-                     "reduction not measured (a search stopped at --max-states)")
-                  + f", same verdict: {sym['same_verdict']}\n")
+                  + (f"reduction {sym['reduction']}x, same verdict: {sym['same_verdict']}"
+                     if sym["both_complete"] else
+                     "reduction and verdicts not compared (a search stopped at --max-states)")
+                  + "\n")
     if summary.get("graph"):
         out.write(f"  {summary['graph']}\n")
     out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")
     if summary["not_applicable"]:
         out.write(f"not for this profile: {', '.join(summary['not_applicable'])}\n")
-    if not summary["violations"]:
+    if not summary["violations"] and summary["complete"]:
         out.write("no violation\n")
+    elif not summary["violations"]:
+        out.write(f"no violation in the {summary['states']} states explored (the search stopped "
+                  f"at --max-states {summary['max_states']}; the states beyond were not "
+                  "checked)\n")
     for v in summary["violations"]:
         out.write(f"VIOLATED {v['invariant']} ({v['rule']}) after {v['depth']} step(s): "
                   f"{v['counterexample'] or 'counterexample not written'}\n")

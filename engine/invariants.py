@@ -113,7 +113,7 @@ def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool]
     keys = _checked(name, rule, holds, shows, profiles)
 
     def check(state: GameState, legal: Sequence[Action]) -> bool:
-        return _verdict(name, holds(view(state)))
+        return _verdict(name, holds, view(state))
 
     return Invariant(name, rule, "state", check, _view_keys(*keys), tuple(profiles), doc)
 
@@ -128,14 +128,20 @@ def view_step_invariant(
     keys = _checked(name, rule, holds, shows, profiles)
 
     def check(parent: GameState, action: Action, child: GameState) -> bool:
-        return _verdict(name, holds(view(parent), to_step(action), view(child)))
+        return _verdict(name, holds, view(parent), to_step(action), view(child))
 
     return Invariant(name, rule, "transition", check, _view_keys(*keys), tuple(profiles), doc)
 
 
-def _verdict(name: str, value: Any) -> bool:
-    """A predicate's answer, which must be True or False: a forgotten ``return`` (None) or a
-    value that is only truthy would pass or fail states for the wrong reason."""
+def _verdict(name: str, holds: Callable[..., Any], *views: Any) -> bool:
+    """The predicate's answer, which must be True or False: a forgotten ``return`` (None) or a
+    value that is only truthy would pass or fail states for the wrong reason. An exception it
+    raises gets a note naming the invariant (the search may have many)."""
+    try:
+        value = holds(*views)
+    except Exception as error:
+        error.add_note(f"raised by invariant {name} (its holds function)")
+        raise
     if not isinstance(value, bool):
         raise TypeError(f"invariant {name}: holds returned {value!r}, not True or False")
     return value

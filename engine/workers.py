@@ -10,6 +10,7 @@ merges results in the level's order, so any number of workers explores exactly a
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import pickle
@@ -19,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection, wait
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 from .expansion import Expanded, Expansion, Keep
 from .state import GameState
@@ -36,12 +37,19 @@ _STEAL_ABOVE = 2 * _RESULTS_PER_MESSAGE
 _DRAIN_EVERY = 16  # while merging, the parent reads what the workers have sent every so often
 
 
-def _worker_main(conn: Connection, index: int, expansion: Expansion) -> None:
+def _worker_main(line: Connection, index: int, expansion: Expansion,
+                 parent_ends: list[Connection]) -> None:
     """A worker process: holds states by node, expands the ones the parent names, and keeps
     the children the parent says are new. Requests are served in the order they come.
     ``expansion`` is the parent's, as it was when the worker started."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # the fork copied the parent's ends of this worker's pipe and of the earlier workers':
+    # held here, they would keep every pipe open after the parent is gone (killed), and the
+    # workers would wait on each other for ever instead of seeing the end of their pipe
+    for end in parent_ends:
+        end.close()
     gc.disable()  # see engine.explore.Explorer.run
+    conn = _Parent(line)
     held: dict[int, GameState] = {}  # node -> state, until it is expanded or given away
     found: list[GameState] = []  # this level's children, by handle
     handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
@@ -81,10 +89,11 @@ def _worker_main(conn: Connection, index: int, expansion: Expansion) -> None:
                                                                  expand, keep))
             elif request == "steal":  # too late: this worker's share is done
                 conn.send(_Given([]))
-    except (EOFError, OSError):
-        return  # the parent is gone: nobody is left to tell
+    except _ParentGone:
+        return  # nobody is left to tell
     except Exception as error:  # the parent raises it, as it would have in one process
-        conn.send(_WorkerError(error))
+        with contextlib.suppress(_ParentGone):
+            conn.send(_WorkerError(error))
 
 
 def _expand_one(expansion: Expansion, held: dict[int, GameState], expand: bool, keep: Keep,
@@ -113,7 +122,7 @@ def _one_of_each(action: Any) -> Any:
     return _actions.setdefault(action, action)
 
 
-def _expand_share(conn: Connection, todo: deque[int], held: dict[int, GameState],
+def _expand_share(conn: _Parent, todo: deque[int], held: dict[int, GameState],
                   process: Callable[[int], tuple]) -> None:
     """Expand a worker's share of a level in order, sending the results every few states;
     between two messages, if the parent asks (another worker has run out of work), give it
@@ -128,6 +137,37 @@ def _expand_share(conn: Connection, todo: deque[int], held: dict[int, GameState]
             conn.send(_Given([(node, _pickled(held.pop(node))) for node in reversed(given)]))
 
 
+class _ParentGone(Exception):
+    """The parent's end of the pipe is closed: it has stopped the search, or was killed."""
+
+
+class _Parent:
+    """A worker's end of its pipe to the parent. The parent gone (the end of the pipe, a broken
+    pipe) is :class:`_ParentGone`, told apart from an ``OSError`` of the search itself (an
+    invariant of the user's reading a file), which goes to the parent like any other error."""
+
+    def __init__(self, conn: Connection):
+        self._conn = conn
+
+    def recv(self) -> Any:
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError):
+            raise _ParentGone() from None
+
+    def send(self, message: Any) -> None:
+        try:
+            self._conn.send(message)
+        except OSError:
+            raise _ParentGone() from None
+
+    def poll(self) -> bool:
+        try:
+            return self._conn.poll()
+        except (EOFError, OSError):
+            raise _ParentGone() from None
+
+
 class _Given:
     """A worker's answer to "steal": (node, pickled state) pairs, in order; maybe none."""
 
@@ -136,14 +176,30 @@ class _Given:
 
 
 class _WorkerError:
-    """An exception raised in a worker, carried to the parent (as text if it cannot be)."""
+    """An exception raised in a worker, carried to the parent with the worker's traceback as
+    text (the frames themselves cannot cross). An exception that pickle cannot carry, or
+    cannot make again (a class whose ``__init__`` takes other arguments than it keeps), comes
+    as a RuntimeError that names its type and says what it said."""
 
     def __init__(self, error: Exception):
+        self.trace = "".join(traceback.format_exception(error))
         try:
-            pickle.dumps(error)
+            pickle.loads(pickle.dumps(error))
             self.error: Exception = error
         except Exception:
-            self.error = RuntimeError("".join(traceback.format_exception(error)))
+            self.error = RuntimeError(f"{type(error).__qualname__}: {error} (raised in a worker "
+                                      "process, whose traceback is this error's cause)")
+
+    def raise_it(self) -> NoReturn:
+        raise self.error from WorkerTraceback(self.trace)
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker process, as the worker formatted it:
+    the cause of the exception the parent raises again."""
+
+    def __str__(self) -> str:
+        return "\n\n" + str(self.args[0]).rstrip("\n")
 
 
 def _pickled(state: GameState) -> bytes:
@@ -164,7 +220,7 @@ class Workers:
         for index in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=_worker_main, daemon=True,
-                                      args=(theirs, index, expansion))
+                                      args=(theirs, index, expansion, [*self.conns, mine]))
             process.start()
             theirs.close()
             self.conns.append(mine)
@@ -295,7 +351,7 @@ class Workers:
         except (EOFError, OSError):  # it closed its end, or was killed (connection reset)
             raise WorkerLost() from None
         if isinstance(message, _WorkerError):
-            raise message.error
+            message.raise_it()
         return message
 
 

@@ -8,6 +8,7 @@ import contextlib
 import errno
 import os
 import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from itertools import takewhile
 from pathlib import Path
@@ -24,6 +25,7 @@ def check_writable(folder: Path, files: Iterable[Path] = ()) -> None:
         raise OSError(errno.ENOTDIR, why, str(place))
     if not os.access(place, os.W_OK | os.X_OK):
         raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(place))
+    _try_a_file_in(place)
     for path in files:
         if not (path.exists() or path.is_symlink()):
             continue
@@ -32,6 +34,19 @@ def check_writable(folder: Path, files: Iterable[Path] = ()) -> None:
             raise OSError(errno.EISDIR if path.is_dir() else errno.EINVAL, why, str(path))
         if not os.access(path, os.W_OK):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+
+def _try_a_file_in(folder: Path) -> None:
+    """Make a file in ``folder`` and take it away: root passes every access check, and some
+    places refuse a new file all the same (``/proc``, a read-only mount seen through a
+    writable one)."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".riftchart-", dir=folder)
+    except OSError as error:
+        why = f"a file cannot be made there ({error.strerror})"
+        raise OSError(error.errno, why, str(folder)) from None
+    os.close(handle)
+    os.unlink(name)
 
 
 def first_existing(path: Path) -> Path:

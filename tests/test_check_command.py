@@ -167,6 +167,19 @@ def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
     assert captured.out == "" and not out.exists()  # nothing was searched, nothing written
 
 
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("option", ["--out", "--graph"])
+def test_a_place_where_no_file_can_be_made_is_refused_before_the_search(
+        tmp_path: Path, capsys: pytest.CaptureFixture, option: str) -> None:
+    """/proc passes the access check for root (CI runs as root) but takes no new file: found
+    by making one, not after the search."""
+    place = "/proc/riftchart-states.graphml" if option == "--graph" else "/proc/riftchart-cex"
+    code = cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), option, place])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
+    assert "a file cannot be made there" in captured.err
+
+
 # --- where the files go ---------------------------------------------------------------------
 
 
@@ -308,6 +321,38 @@ def test_a_worker_killed_is_one_line_and_exit_3(tmp_path: Path) -> None:
     out, err = search.communicate(timeout=60)
     assert search.returncode == 3
     assert err == "riftchart check: a worker process ended unexpectedly; the search stopped\n"
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signals) -> None:
+    """A parent killed without a word (no Ctrl-C to handle) leaves no worker behind: each sees
+    the end of its pipe (none holds a copy of the parent's ends) and stops."""
+    search = _start_check(tmp_path, "--workers", "2")
+    deadline = time.monotonic() + 60
+    while len(_children(search.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = _children(search.pid)
+    assert len(workers) == 2
+    _wait_for_cpu(workers[0], 0.5)  # into the search, exchanging messages with the parent
+    os.kill(search.pid, how)
+    search.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while any(_alive(worker) for worker in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [worker for worker in workers if _alive(worker)]
+    for worker in left:  # not to leave them running if the test fails
+        os.kill(worker, signal.SIGKILL)
+    search.communicate(timeout=60)  # the pipes, which a worker left running would hold
+    assert left == []
+
+
+def _alive(pid: int) -> bool:
+    """Running (a worker orphaned and ended becomes a zombie of init for a moment: not alive)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(

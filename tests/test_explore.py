@@ -11,7 +11,7 @@ import networkx as nx
 import pytest
 import yaml
 
-from engine import Game, actions, cli, counterexample, expansion, explore, invariants, runner
+from engine import Game, actions, check, cli, counterexample, expansion, explore, invariants, runner
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
@@ -177,7 +177,12 @@ def test_a_bound_that_is_just_enough_still_finds_everything(
 def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--max-states", "100"]) == 0
     text = capsys.readouterr().out
-    assert "stopped at --max-states 100" in text and "no violation" in text
+    assert "explored: stopped at --max-states 100," in text
+    # the last line does not read as if every state had been checked
+    assert text.endswith("\nno violation in the 100 states explored (the search stopped at "
+                         "--max-states 100; the states beyond were not checked)\n")
+    assert cli.main(["check", str(write_yaml(tmp_path, SMALL))]) == 0
+    assert capsys.readouterr().out.endswith("\nno violation\n")
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -307,7 +312,7 @@ def test_symmetry_groups_units_with_equal_triggers(tmp_path: Path,
     assert explore.Symmetry(start).classes == (("F1", "F2"),)
     code, report = _check([str(write_yaml(tmp_path, data)), "--symmetry", "--max-states", "3000"],
                           capsys)
-    assert code == 0 and report["symmetry"]["same_verdict"]
+    assert code == 0 and report["symmetry"]["interchangeable"] == [["F1", "F2"]]
 
 
 def test_a_capped_symmetry_run_says_it_measures_no_reduction(
@@ -315,10 +320,11 @@ def test_a_capped_symmetry_run_says_it_measures_no_reduction(
     code, report = _check([str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"],
                           capsys)
     assert code == 0 and report["symmetry"]["both_complete"] is False
-    assert report["symmetry"]["reduction"] is None  # counts cut short measure nothing
+    # counts cut short measure nothing, and two searches cut short saw different states
+    assert report["symmetry"]["reduction"] is None and report["symmetry"]["same_verdict"] is None
     cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--symmetry", "--max-states", "100"])
     out = capsys.readouterr().out
-    assert "reduction not measured (a search stopped at --max-states)" in out
+    assert "reduction and verdicts not compared (a search stopped at --max-states)\n" in out
     assert "  interchangeable: F1 = F2\n" in out
 
 
@@ -753,6 +759,11 @@ def test_a_violation_counts_the_turn_change_of_its_failing_step() -> None:
     assert (turn_change.turns, turn_change.depth) == (1, 1)
     assert turn_change.path == [actions.EndTurn("P1")]
     assert report.violations["p2_scoreless"].turns == 0
+    # the JSON report says both counts
+    summary = check.report_summary(str(ONE_V_ONE), prepare(str(ONE_V_ONE)),
+                                   Settings([p2_scoreless, quiet]), report)
+    counts = {v["invariant"]: (v["depth"], v["turns"]) for v in summary["violations"]}
+    assert counts == {"quiet_turn_change": (1, 1), "p2_scoreless": (9, 0)}
 
 
 @pytest.mark.parametrize(("limit", "dropped"), [(300, False), (299, True)])

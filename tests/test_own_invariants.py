@@ -3,6 +3,7 @@ state view, checked by the same search, with counterexamples that `riftchart run
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from engine import counterexample
 from engine.explore import Settings, explore, prepare
 from engine.invariants import all_invariants, view_invariant, view_step_invariant
 from engine.runner import OK, run_file
+from engine.workers import WorkerTraceback
 from tests.conftest import ROOT
 from tests.helpers import python_blocks
 
@@ -136,6 +138,49 @@ def test_two_invariants_of_one_name_are_refused() -> None:
     shouting = view_invariant("P2_SCORELESS", "rule C", lambda v: True)
     with pytest.raises(ValueError, match="P2_SCORELESS, p2_scoreless"):
         explore(prepared.start, Settings([_p2_scoreless(), shouting], max_states=100))
+
+
+class _TwoArguments(Exception):
+    """An exception pickle carries but cannot make again (``__init__`` takes two arguments and
+    keeps one)."""
+
+    def __init__(self, message: str, extra: str) -> None:
+        super().__init__(message)
+
+
+def _failing(error: Exception, *, workers: int) -> Any:
+    """An invariant that raises ``error`` where the search runs: in this process with one
+    worker, else only in the worker processes (the parent expands the first levels itself)."""
+    parent = os.getpid()
+
+    def holds(view: dict) -> bool:
+        if workers == 1 or os.getpid() != parent:
+            raise error
+        return True
+    return view_invariant("reads_a_file", "house rule", holds)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_error_in_an_invariant_stops_the_search_as_it_was_raised(workers: int) -> None:
+    """Whatever it is (an OSError too: it is not taken for a lost worker), with a note naming the
+    invariant; from a worker, with the worker's traceback as its cause."""
+    invariant = _failing(FileNotFoundError(2, "rules.csv missing"), workers=workers)
+    with pytest.raises(FileNotFoundError, match="rules.csv missing") as raised:
+        explore(prepare(str(MODEL)).start, Settings([invariant], max_states=3_000,
+                                                     workers=workers))
+    assert raised.value.__notes__ == ["raised by invariant reads_a_file (its holds function)"]
+    if workers > 1:
+        assert isinstance(raised.value.__cause__, WorkerTraceback)
+        assert "in holds\n" in str(raised.value.__cause__)
+
+
+def test_an_error_a_worker_cannot_send_whole_is_said_by_its_type_and_message() -> None:
+    invariant = _failing(_TwoArguments("the house rule broke", "unused"), workers=2)
+    with pytest.raises(RuntimeError, match=r"\A_TwoArguments: the house rule broke \(raised in a "
+                                           r"worker process, whose traceback is this error's "
+                                           r"cause\)\Z") as raised:
+        explore(prepare(str(MODEL)).start, Settings([invariant], max_states=3_000, workers=2))
+    assert "raised by invariant reads_a_file" in str(raised.value.__cause__)
 
 
 @pytest.mark.parametrize("answer", [None, 0, "False", []])
