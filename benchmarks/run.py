@@ -1,7 +1,7 @@
 """The model checker's benchmark: every ratio measured in one run on the bundled models.
 
     .venv/bin/python benchmarks/run.py            # the full run (several minutes)
-    .venv/bin/python benchmarks/run.py --quick    # smaller bounds, about a minute and the build
+    .venv/bin/python benchmarks/run.py --quick    # smaller bounds: about a minute, plus the build
 
 Sections, each printed with its figures and the target it is measured against:
 

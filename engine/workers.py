@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, NoReturn, cast
 
 from .expansion import Expanded, Expansion, Keep
@@ -45,7 +46,8 @@ def _worker_main(line: Connection, index: int, expansion: Expansion,
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # the fork copied the parent's ends of this worker's pipe and of the earlier workers':
     # held here, they would keep every pipe open after the parent is gone (killed), and the
-    # workers would wait on each other for ever instead of seeing the end of their pipe
+    # workers would wait on each other for ever instead of seeing the end of their pipe (where
+    # processes are spawned rather than forked, these are copies made for the purpose)
     for end in parent_ends:
         end.close()
     gc.disable()  # see engine.explore.Explorer.run
@@ -156,8 +158,11 @@ class _Parent:
             raise _ParentGone() from None
 
     def send(self, message: Any) -> None:
+        # pickled first, as Connection.send would: an error in making the bytes is the
+        # search's, and only the writing of them can find the parent gone
+        data = ForkingPickler.dumps(message)
         try:
-            self._conn.send(message)
+            self._conn.send_bytes(data)
         except OSError:
             raise _ParentGone() from None
 
@@ -189,6 +194,8 @@ class _WorkerError:
         except Exception:
             self.error = RuntimeError(f"{type(error).__qualname__}: {error} (raised in a worker "
                                       "process, whose traceback is this error's cause)")
+            for note in getattr(error, "__notes__", ()):  # which invariant raised it
+                self.error.add_note(note)
 
     def raise_it(self) -> NoReturn:
         raise self.error from WorkerTraceback(self.trace)

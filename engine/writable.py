@@ -39,14 +39,17 @@ def check_writable(folder: Path, files: Iterable[Path] = ()) -> None:
 def _try_a_file_in(folder: Path) -> None:
     """Make a file in ``folder`` and take it away: root passes every access check, and some
     places refuse a new file all the same (``/proc``, a read-only mount seen through a
-    writable one)."""
+    writable one). Every command that writes files checks its places so, before its work."""
     try:
         handle, name = tempfile.mkstemp(prefix=".riftchart-", dir=folder)
     except OSError as error:
         why = f"a file cannot be made there ({error.strerror})"
         raise OSError(error.errno, why, str(folder)) from None
-    os.close(handle)
-    os.unlink(name)
+    try:
+        os.close(handle)
+    finally:  # never left behind, even where a file, once made, cannot be taken away
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def first_existing(path: Path) -> Path:

@@ -3,6 +3,7 @@ search, where its files go, and how it stops (Ctrl-C, a worker process lost)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from engine import Game, actions, cli, combat, counterexample, explore, invariants, runner
+from engine import Game, actions, cli, combat, counterexample, explore, invariants, runner, writable
 from engine.actions import Play
 from engine.errors import IllegalAction
 from engine.explore import Settings, prepare
@@ -167,17 +168,45 @@ def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
     assert captured.out == "" and not out.exists()  # nothing was searched, nothing written
 
 
-@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("option", ["--out", "--graph"])
 def test_a_place_where_no_file_can_be_made_is_refused_before_the_search(
-        tmp_path: Path, capsys: pytest.CaptureFixture, option: str) -> None:
-    """/proc passes the access check for root (CI runs as root) but takes no new file: found
-    by making one, not after the search."""
-    place = "/proc/riftchart-states.graphml" if option == "--graph" else "/proc/riftchart-cex"
-    code = cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), option, place])
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
+        option: str) -> None:
+    """A folder that passes the access check (root passes them all) but takes no new file, as
+    /proc: found by making one, not after the search."""
+    model = write_yaml(tmp_path, GROUP_KILL)
+    folder = tmp_path / "like-proc"
+    folder.mkdir()
+    make = writable.tempfile.mkstemp
+
+    def refused(**where: Any) -> tuple[int, str]:
+        if Path(where["dir"]) == folder:
+            raise OSError(errno.ENOENT, "No such file or directory")
+        return make(**where)
+    monkeypatch.setattr(writable.tempfile, "mkstemp", refused)
+    monkeypatch.chdir(tmp_path)  # the default --out, counterexamples, goes here
+    place = folder / ("states.graphml" if option == "--graph" else "cex")
+    code = cli.main(["check", str(model), option, str(place)])
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
-    assert "a file cannot be made there" in captured.err
+    assert str(folder) in captured.err
+    assert captured.err.endswith(": a file cannot be made there (No such file or directory)\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir() or os.geteuid() != 0,
+                    reason="root in Linux's /proc (as CI runs): others fail the access check")
+def test_root_is_refused_proc_before_the_search(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture) -> None:
+    code = cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), "--out", "/proc/cex"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err == ("riftchart check: cannot write to --out /proc/cex: /proc: a file "
+                            "cannot be made there (No such file or directory)\n")
+
+
+def test_the_place_tried_is_left_as_it_was(tmp_path: Path) -> None:
+    writable.check_writable(tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- where the files go ---------------------------------------------------------------------
@@ -334,6 +363,7 @@ def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signa
     workers = _children(search.pid)
     assert len(workers) == 2
     _wait_for_cpu(workers[0], 0.5)  # into the search, exchanging messages with the parent
+    assert search.poll() is None, "the search ended before it could be killed"
     os.kill(search.pid, how)
     search.wait(timeout=60)
     deadline = time.monotonic() + 30

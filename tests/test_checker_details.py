@@ -149,6 +149,19 @@ def test_symmetry_renames_twins_on_the_chain() -> None:
     assert sym.key(a) != sym.key(b)
 
 
+def test_symmetry_never_takes_an_add_for_a_unit_called_add(tmp_path: Path) -> None:
+    """D39: a unit may be called add; an Add ability's label, add:PLAYER, names a player, not
+    that unit, so renaming the twins leaves it as it is and swapped twins stay one state."""
+    text = FFA.read_text(encoding="utf-8").replace("F1", "add")
+    start = explore.prepare(str(write_yaml(tmp_path, yaml.safe_load(text)))).start
+    sym = explore.Symmetry(start)
+    assert sym.classes == (("add", "F2"),)
+    a, b = twin_moved(start, "add", "F2"), twin_moved(start, "F2", "add")
+    a.chain = [ChainItem("add", "add:P1", "P1")]
+    b.chain = [ChainItem("add", "add:P1", "P1")]
+    assert sym.key(a) == sym.key(b)
+
+
 def test_control_frozen_also_on_a_step_that_resolves_a_chain() -> None:
     """P1 attacks A (Contested) and plays a Stun: the pass that resolves it (the parent has a
     Chain) must not change A's control either."""

@@ -3,6 +3,7 @@ state view, checked by the same search, with counterexamples that `riftchart run
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from engine import counterexample
 from engine.explore import Settings, explore, prepare
 from engine.invariants import all_invariants, view_invariant, view_step_invariant
 from engine.runner import OK, run_file
-from engine.workers import WorkerTraceback
+from engine.workers import WorkerTraceback, _Parent, _ParentGone
 from tests.conftest import ROOT
 from tests.helpers import python_blocks
 
@@ -178,9 +179,29 @@ def test_an_error_a_worker_cannot_send_whole_is_said_by_its_type_and_message() -
     invariant = _failing(_TwoArguments("the house rule broke", "unused"), workers=2)
     with pytest.raises(RuntimeError, match=r"\A_TwoArguments: the house rule broke \(raised in a "
                                            r"worker process, whose traceback is this error's "
-                                           r"cause\)\Z") as raised:
+                                           r"cause\)") as raised:
         explore(prepare(str(MODEL)).start, Settings([invariant], max_states=3_000, workers=2))
     assert "raised by invariant reads_a_file" in str(raised.value.__cause__)
+    assert raised.value.__notes__ == ["raised by invariant reads_a_file (its holds function)"]
+
+
+class _Unsendable:
+    def __reduce__(self) -> Any:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_worker_tells_an_error_of_its_own_from_the_parent_gone() -> None:
+    """An OSError in making a message (here from pickling it) is the search's, raised as it
+    is; only a pipe closed at the other end is the parent gone."""
+    mine, theirs = multiprocessing.Pipe()
+    parent = _Parent(theirs)
+    with pytest.raises(OSError, match="No space left on device"):
+        parent.send(_Unsendable())
+    parent.send("still open")
+    assert mine.recv() == "still open"
+    mine.close()
+    with pytest.raises(_ParentGone):
+        parent.recv()
 
 
 @pytest.mark.parametrize("answer", [None, 0, "False", []])
