@@ -251,6 +251,9 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
                        for name, v in report.violations.items()],
     }
     if plain is not None:
+        # a reduction and a verdict are compared only where both searches went to their end:
+        # two searches cut off at --max-states saw different states
+        both = plain.complete and report.complete
         summary["symmetry"] = {
             # which units and cards the search took as interchangeable, each group in setup order
             "interchangeable": [list(ids) for ids in search.Symmetry(prepared.start).classes],
@@ -258,14 +261,9 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
             "states_with": report.states,
             # the report's seconds are the symmetric search's; the plain one runs after it
             "seconds_without": round(plain.seconds, 3),
-            # a reduction is measured only where both searches went to their end
-            "reduction": (round(plain.states / report.states, 3)
-                          if plain.complete and report.complete and report.states else None),
-            # two searches cut off at --max-states saw different states: their verdicts say
-            # nothing of each other
-            "same_verdict": (sorted(plain.violations) == sorted(report.violations)
-                             if plain.complete and report.complete else None),
-            "both_complete": plain.complete and report.complete,
+            "reduction": round(plain.states / report.states, 3) if both and report.states else None,
+            "same_verdict": sorted(plain.violations) == sorted(report.violations) if both else None,
+            "both_complete": both,
         }
     if graph:
         done = graph_written and not report.graph_dropped

@@ -312,6 +312,14 @@ def _children(pid: int) -> list[int]:
     return [int(child) for child in text.split()]
 
 
+def _wait_for_workers(pid: int, count: int) -> list[int]:
+    """The search's worker processes, once ``count`` of them have started (or a minute)."""
+    deadline = time.monotonic() + 60
+    while len(_children(pid)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _children(pid)
+
+
 def _wait_for_cpu(pid: int, seconds: float) -> None:
     """Until the process and its workers have run ``seconds`` of CPU time: past the imports and
     into the search (1.5 s is twice what the imports take), however busy the machine is."""
@@ -322,12 +330,26 @@ def _wait_for_cpu(pid: int, seconds: float) -> None:
         time.sleep(0.05)
 
 
-def _cpu_seconds(pid: int) -> float:
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command's name (the state first), or None for a
+    process that has ended."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:  # it has just ended
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
+    if fields is None:  # it has just ended
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def _alive(pid: int) -> bool:
+    """Running (a worker orphaned and ended becomes a zombie of init for a moment: not alive)."""
+    fields = _stat(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -342,11 +364,9 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path: Path, workers: str) -> None:
 
 def test_a_worker_killed_is_one_line_and_exit_3(tmp_path: Path) -> None:
     search = _start_check(tmp_path, "--workers", "2")  # its workers are found through /proc
-    deadline = time.monotonic() + 30
-    while not _children(search.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    workers = _wait_for_workers(search.pid, 1)
     time.sleep(0.5)
-    os.kill(_children(search.pid)[0], signal.SIGKILL)
+    os.kill(workers[0], signal.SIGKILL)
     out, err = search.communicate(timeout=60)
     assert search.returncode == 3
     assert err == "riftchart check: a worker process ended unexpectedly; the search stopped\n"
@@ -357,10 +377,7 @@ def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signa
     """A parent killed without a word (no Ctrl-C to handle) leaves no worker behind: each sees
     the end of its pipe (none holds a copy of the parent's ends) and stops."""
     search = _start_check(tmp_path, "--workers", "2")
-    deadline = time.monotonic() + 60
-    while len(_children(search.pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    workers = _children(search.pid)
+    workers = _wait_for_workers(search.pid, 2)
     assert len(workers) == 2
     _wait_for_cpu(workers[0], 0.5)  # into the search, exchanging messages with the parent
     assert search.poll() is None, "the search ended before it could be killed"
@@ -374,15 +391,6 @@ def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signa
         os.kill(worker, signal.SIGKILL)
     search.communicate(timeout=60)  # the pipes, which a worker left running would hold
     assert left == []
-
-
-def _alive(pid: int) -> bool:
-    """Running (a worker orphaned and ended becomes a zombie of init for a moment: not alive)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(
