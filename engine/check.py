@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import actions, counterexample, explore as search
-from .errors import ScenarioError, counted
+from .errors import ScenarioError
 from .explore import (
     Prepared,
     Progress,
@@ -29,6 +29,7 @@ from .explore import (
 from .invariants import Invariant, by_names
 from .runner import FAILED, INVALID, OK
 from .scenario import STDIN
+from .wording import counted
 from .workers import WorkerLost
 from .writable import check_writable
 

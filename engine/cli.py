@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TextIO
 
 from . import __version__, diagrams, graphs, runner, streams
-from .errors import counted
 from .state import PROFILES
+from .wording import counted
 
 INTERRUPTED = 130  # the exit code after Ctrl-C, as shells report a process SIGINT stopped
 

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any, TextIO
 
-from .errors import ScenarioError, one_line
+from .errors import ScenarioError
 from .runner import INVALID, OK, RunResult, StepRecord, describe, run_scenario, show_value
 from .scenario import load_scenario
 from .state import PROFILES
+from .wording import one_line
 
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
 _TITLES = "profile seed | profile cr-1.4"  # the columns, named at the end of the header

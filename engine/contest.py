@@ -20,14 +20,14 @@ def showdowns_ready(s: GameState) -> list[str]:
     return [
         bf
         for bf in s.fields
-        if "showdown_staged" in s.bf_config(bf) and "combat_staged" not in s.bf_config(bf)
+        if s.showdown_staged(bf) and not s.combat_staged(bf)
     ]
 
 
 def combats_ready(s: GameState) -> list[str]:
     """Cleanup step 9: staged Combats, in setup order. Only when no Showdown qualifies: the
     scheduler chart asks for them after its transitions for Showdowns, which then take none."""
-    return [bf for bf in s.fields if "combat_staged" in s.bf_config(bf)]
+    return [bf for bf in s.fields if s.combat_staged(bf)]
 
 
 def offer_choice(table: Table, rule: str, options: list[str], kind: str) -> None:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import chain, scoring
 from .effect_needs import names_its_units
-from .errors import counted
 from .state import Card, ChainItem, GameState, Unit, battlefield_key, by_board_order, trigger_from
+from .wording import counted
 
 if TYPE_CHECKING:
     from .core import Table
@@ -55,7 +55,7 @@ def _combatants(s: GameState, bf: str) -> set[str]:
     if s.contest_at == bf and s.attacker:
         return set(s.combatants)
     staged = s.fields[bf].staged_combatants
-    if staged and "combat_staged" in s.bf_config(bf):
+    if staged and s.combat_staged(bf):
         return set(staged)
     present = s.players_at(bf)
     if any(s.opponents(a, b) for a in present for b in present):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .wording import one_line
+
 
 class RiftchartError(Exception):
     """Base of riftchart's own errors."""
@@ -25,16 +27,6 @@ class ActionInProgress(RiftchartError):
     """``apply`` called on a game that is still taking an action (from an observer): the
     inner call is refused, and the outer action, which the observer's error reaches, is
     undone, so the game is as it was before both."""
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 point``, ``2 points``: a count and its noun, as the trace and reports say it."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def one_line(text: str) -> str:
-    """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""
-    return " ".join(text.splitlines()) if text else text
 
 
 class ScenarioError(RiftchartError):

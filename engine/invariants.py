@@ -180,14 +180,6 @@ def _checked(name: Any, rule: Any, holds: Any, shows: Any, profiles: Any) -> tup
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _in_showdown(s: GameState, bf: str) -> bool:
-    return "showdown" in s.bf_config(bf)
-
-
-def _contested(s: GameState, bf: str) -> bool:
-    return "contested" in s.bf_config(bf)
-
-
 def _players_at(s: GameState) -> dict[str, set[str]]:
     """Battlefield -> players with units there (one pass over the units; counted here, not
     taken from ``GameState.players_at``, whose answers the units' dict caches: a check should
@@ -223,7 +215,7 @@ def _units_where(test: Callable[[GameState, str], bool]) -> Witness:
     and 4): at most one battlefield chart is in "showdown", and it is the engine's contest.""",
 )
 def one_active_contest(s: GameState, legal: Sequence[Action]) -> bool:
-    active = [bf for bf in s.fields if _in_showdown(s, bf)]
+    active = [bf for bf in s.fields if s.in_showdown(bf)]
     return len(active) <= 1 and (not active or active[0] == s.contest_at)
 
 
@@ -292,9 +284,8 @@ def contest_not_stuck(s: GameState, legal: Sequence[Action]) -> bool:
     if s.contest_at is not None or not s.chain_open or s.winner:
         return True
     for bf in s.fields:
-        config = s.bf_config(bf)
-        if "contested" in config and not (
-            "showdown_staged" in config or "combat_staged" in config or "showdown" in config
+        if s.is_contested(bf) and not (
+            s.showdown_staged(bf) or s.combat_staged(bf) or s.in_showdown(bf)
         ):
             return False
     return True
@@ -375,7 +366,7 @@ def no_deadlock(s: GameState, legal: Sequence[Action]) -> bool:
 def control_frozen_while_contested(parent: GameState, action: Action, child: GameState) -> bool:
     for bf, f in child.fields.items():
         before = parent.fields[bf]
-        if f.controller != before.controller and _contested(parent, bf) and _contested(child, bf):
+        if f.controller != before.controller and parent.is_contested(bf) and child.is_contested(bf):
             return False
     return True
 
@@ -398,8 +389,7 @@ def scores_never_decrease(parent: GameState, action: Action, child: GameState) -
 def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
     if child.winner or not _focus_cycle_began(parent, child):
         return True
-    config = child.bf_config(child.contest)
-    if "non_combat" in config:
+    if not child.in_combat(child.contest):
         return child.focus == child.fields[child.contest].applier
     return child.focus == child.attacker
 
@@ -448,5 +438,4 @@ def _focus_cycle_began(parent: GameState, child: GameState) -> bool:
 
 
 def _kind(s: GameState) -> str:
-    config = s.bf_config(s.contest)
-    return "combat" if "combat" in config else "non-combat"
+    return "combat" if s.in_combat(s.contest) else "non-combat"

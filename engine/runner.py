@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from . import actions
-from .errors import IllegalAction, ScenarioError, one_line
+from .errors import IllegalAction, ScenarioError
 from .game import Game
 from .runtime import Runtime
 from .scenario import STDIN, STDIN_LABEL, Scenario, Step, load_scenario
 from .streams import Output, output_lost, writing
 from .view import ABSENT, active_states, chart_caption, differences
+from .wording import one_line
 
 OK, FAILED, INVALID = 0, 1, 2
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import chain
-from .errors import counted
 from .state import GameState
+from .wording import counted
 
 if TYPE_CHECKING:
     from .core import Table

@@ -194,6 +194,6 @@ def _with_staged_combatants(s: GameState, fields: list[Mapping[str, Any]]) -> Ga
     are always the same), so they are its players."""
     for f in fields:
         bf = f["id"]
-        if "staged_combatants" not in f and "combat_staged" in s.bf_config(bf):
+        if "staged_combatants" not in f and s.combat_staged(bf):
             s.fields[bf] = replace(s.fields[bf], staged_combatants=s.players_facing_off(bf))
     return s

@@ -217,6 +217,25 @@ class GameState:
     def bf_config(self, bf: str) -> Configuration:
         return self.configs[battlefield_key(bf)]
 
+    # The battlefield chart's states that the rules procedures ask about, by name (its
+    # Control, Neutral/Showdown and staging regions; statecharts/battlefield.py)
+
+    def is_contested(self, bf: str) -> bool:
+        return "contested" in self.bf_config(bf)
+
+    def in_showdown(self, bf: str) -> bool:
+        """A contest is active there: a Showdown, or the Combat it became (rules.md 6.1)."""
+        return "showdown" in self.bf_config(bf)
+
+    def in_combat(self, bf: str) -> bool:
+        return "combat" in self.bf_config(bf)
+
+    def showdown_staged(self, bf: str) -> bool:
+        return "showdown_staged" in self.bf_config(bf)
+
+    def combat_staged(self, bf: str) -> bool:
+        return "combat_staged" in self.bf_config(bf)
+
     @property
     def phase(self) -> str:
         config = self.configs["turn"]

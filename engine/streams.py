@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
-from .errors import one_line
+from .wording import one_line
 
 T = TypeVar("T")
 

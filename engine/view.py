@@ -39,7 +39,7 @@ def _showdown(s: GameState) -> dict[str, Any] | None:
     """The contest under way, if any; only a combat has an attacker and a defender."""
     if not s.contest_at:
         return None
-    combat = "combat" in s.bf_config(s.contest_at)
+    combat = s.in_combat(s.contest_at)
     return {
         "at": s.contest_at,
         "kind": "combat" if combat else "non-combat",
@@ -50,12 +50,13 @@ def _showdown(s: GameState) -> dict[str, Any] | None:
 
 def _contested_by(s: GameState, bf: str) -> str | None:
     """Who applied Contested to the battlefield, while it is contested."""
-    return s.fields[bf].applier if "contested" in s.bf_config(bf) else None
+    return s.fields[bf].applier if s.is_contested(bf) else None
 
 
 def _staged(s: GameState, bf: str) -> list[str]:
     """The contests staged at the battlefield: "showdown", "combat", both or neither."""
-    return [k for k in ("showdown", "combat") if f"{k}_staged" in s.bf_config(bf)]
+    staged = {"showdown": s.showdown_staged(bf), "combat": s.combat_staged(bf)}
+    return [kind for kind, is_staged in staged.items() if is_staged]
 
 
 def _unit(unit: Unit) -> dict[str, Any]:
