@@ -224,12 +224,19 @@ class FieldChecks:
     def check_ref(self, ident: str, at: At, known: Callable[[str], bool], what: str) -> None:
         def check() -> None:
             if not known(ident):
-                self.fail(at, f"unknown {what} {quoted(ident)}")
+                self.fail(at, self.not_a(what, ident))
 
         if self.deferred is None:
             check()
         else:
             self.deferred.append(check)
+
+    def not_a(self, what: str, ident: str) -> str:
+        """Why ``ident`` names no WHAT: no such id, or it is the id of something else (a
+        battlefield given as a unit's target), said with the field that defined it."""
+        if ident in self.ids:
+            return f"{quoted(ident)} is not a {what}: it is the id at {self.ids[ident]}"
+        return f"unknown {what} {quoted(ident)}"
 
     def player(self, value: Any, at: At) -> str:
         ident = self.id_text(value, at)

@@ -229,7 +229,7 @@ class StepChecks(FieldChecks):
                 if not (fits_battlefield or fits_unit):
                     what = {"battlefield": "battlefield", "damage": "unit"}.get(
                         kind or "", "battlefield or unit")
-                    self.fail(at, f"unknown {what} {quoted(ident)}")
+                    self.fail(at, self.not_a(what, ident))
                 return ident
 
             self.each(options, where, option)  # a repeated option fails, as a list does

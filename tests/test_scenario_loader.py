@@ -798,7 +798,7 @@ INVALID: list[tuple[str, Any, str, str]] = [
      "units[0].triggers[0].targets[1]", "unknown unit"),
     ("trigger target is a battlefield", setitem("units[0].triggers", [
         {"when": "die", "effect": {"kill": {}}, "targets": ["A"]}]),
-     "units[0].triggers[0].targets[0]", "unknown unit"),
+     "units[0].triggers[0].targets[0]", "'A' is not a unit: it is the id at battlefields[0].id"),
     ("trigger unknown key", setitem("units[0].triggers", [
         {"when": "die", "effect": {"kill": {}}, "once": True}]),
      "units[0].triggers[0].once", "unknown key"),
@@ -819,8 +819,15 @@ INVALID: list[tuple[str, Any, str, str]] = [
      "required"),
     ("move unknown unit", step({"move": {"player": "P1", "units": ["X"], "to": "A"}}),
      "steps[2].move.units[0]", "unknown unit"),
+    # an id of something else is named as what it is
     ("move spell as unit", step({"move": {"player": "P1", "units": ["S1"], "to": "A"}}),
-     "steps[2].move.units[0]", "unknown unit"),
+     "steps[2].move.units[0]", "'S1' is not a unit: it is the id at hands.P1[0].id"),
+    ("move to a unit", step({"move": {"player": "P1", "units": ["U1"], "to": "U2"}}),
+     "steps[2].move.to", "'U2' is not a battlefield: it is the id at units[1].id"),
+    ("target a battlefield", step({"play": {"player": "P1", "card": "S1", "targets": ["A"]}}),
+     "steps[2].play.targets[0]", "'A' is not a unit: it is the id at battlefields[0].id"),
+    ("target a player", step({"play": {"player": "P1", "card": "S1", "targets": ["P2"]}}),
+     "steps[2].play.targets[0]", "'P2' is not a unit: it is the id at players[1]"),
     # a move naming no unit, or one twice, is a step the rules refuse, not a bad file
     # (tests/test_cli.py: test_a_step_the_rules_refuse_is_not_a_bad_file)
     ("move to hand", step({"move": {"player": "P1", "units": ["U1"], "to": "hand"}}),
@@ -833,8 +840,8 @@ INVALID: list[tuple[str, Any, str, str]] = [
      "unknown card"),
     ("play card is a battlefield", step({"play": {"player": "P1", "card": "A"}}),
      "steps[2].play.card", "unknown card"),
-    ("play targets unknown", step({"play": {"player": "P1", "card": "S1", "targets": ["B"]}}),
-     "steps[2].play.targets[0]", "unknown unit"),
+    ("play targets unknown", step({"play": {"player": "P1", "card": "S1", "targets": ["X"]}}),
+     "steps[2].play.targets[0]", "unknown unit 'X'"),
     ("play targets a string", step({"play": {"player": "P1", "card": "S1", "targets": "U1"}}),
      "steps[2].play.targets", "list"),
     ("play to unknown", step({"play": {"player": "P1", "card": "S1", "to": "Q"}}),
@@ -927,10 +934,12 @@ INVALID: list[tuple[str, Any, str, str]] = [
      "steps[2].expect.pending_choice.who", "unknown key"),
     ("expect pending_choice unit as battlefield", expect({"pending_choice": {
         "kind": "battlefield", "options": ["U1"]}}),
-     "steps[2].expect.pending_choice.options[0]", "unknown battlefield"),
+     "steps[2].expect.pending_choice.options[0]",
+     "'U1' is not a battlefield: it is the id at units[0].id"),
     ("expect pending_choice battlefield as unit", expect({"pending_choice": {
         "kind": "damage", "options": ["A"]}}),
-     "steps[2].expect.pending_choice.options[0]", "unknown unit"),
+     "steps[2].expect.pending_choice.options[0]",
+     "'A' is not a unit: it is the id at battlefields[0].id"),
     ("expect pending_choice options text", expect({"pending_choice": {"options": "A"}}),
      "steps[2].expect.pending_choice.options", "list"),
     ("expect turn unknown key", expect({"turn": {"number": 2}}),
