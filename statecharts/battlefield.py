@@ -60,12 +60,14 @@ class Battlefield(RiftChart):
                 ),
             )
             # the end of a non-combat Showdown (rules.md 5.6): the only player with units there
-            # establishes control if they do not control it; with nobody there nobody claims it
+            # establishes control if they do not control it (a controller alone there keeps
+            # it, which is no Conquer); with nobody there nobody claims it
             claim_after_showdown = (
                 _sole_player_establishes_control(uncontrolled, controlled)
                 | cite(
                     "S 184.4",
-                    uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims")
+                    controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control")
+                    | uncontrolled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims")
                     | controlled.to.itself(cond="nobody_has_units_here", on="note_nobody_claims"),
                 )
             )

@@ -56,6 +56,8 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("015", None, "P1 exhausts U1: a Standard Move to A (CR 144)"),
     # the Defender keeps control when the attackers were recalled: said, and not a conquest
     ("038", None, "A: P2 keeps control; keeping control is not conquering (CR 461.5)"),
+    # so is a controller alone at the end of a non-combat Showdown (rules.md 5.6)
+    ("276", None, "A: P2 keeps control; keeping control is not conquering (S 184.4)"),
     # Priority back to the player of an Add or a unit, citing the rule that says so
     ("014", None, "P2 receives Priority again (rules 11.3)"),
     ("013", None, "P2 receives Priority again (rules 11.7)"),
