@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+# the module as well as its names: its limits (GRAPH_LIMIT, MAX_WORKERS) are read when used,
+# so that a test or a program that sets them is heard
 from . import actions, counterexample, explore as search
 from .errors import ScenarioError
 from .explore import (

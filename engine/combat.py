@@ -204,7 +204,7 @@ def declare_result(table: Table, bf: str, rule: str) -> None:
     table.try_send(battlefield_key(bf), "restage_combat")  # if both sides remain
 
 
-def establish_control(table: Table, bf: str) -> None:
+def settle_control(table: Table, bf: str) -> None:
     """Task 3: the player with units there establishes control; with none it is uncontrolled
     (the battlefield chart's ``claim_after_combat`` decides which). Contested is cleared."""
     table.try_send(battlefield_key(bf), "claim_after_combat")

@@ -69,7 +69,7 @@ class Comparison:
     not_compared: tuple[int, ...] = ()  # the `expect` steps, which neither run plays
 
 
-def _plain(lines: list[str]) -> list[str]:
+def _untagged(lines: list[str]) -> list[str]:
     """A trace without its profile tags: the tags alone do not make traces part."""
     return [_PROFILE_TAG.sub("", line) for line in lines]
 
@@ -81,7 +81,7 @@ def compare(path: str) -> Comparison:
     runs = (seed, cr14)
     first = None
     for a, b in zip_longest(runs[0].steps, runs[1].steps):
-        if a is None or b is None or _plain(a.lines) != _plain(b.lines) or a.state != b.state:
+        if a is None or b is None or _untagged(a.lines) != _untagged(b.lines) or a.state != b.state:
             first = (a or b).index
             break
     expects = tuple(step.index for step in scenario.steps if step.kind == "expect")
@@ -272,7 +272,7 @@ def _entry(key: str, state: dict[str, Any]) -> str:
 def _aligned(left: list[str], right: list[str]) -> list[tuple[str, str, str]]:
     """Pairs of lines, matched where the traces agree (profile tags aside); * where they part."""
     rows: list[tuple[str, str, str]] = []
-    matcher = difflib.SequenceMatcher(a=_plain(left), b=_plain(right), autojunk=False)
+    matcher = difflib.SequenceMatcher(a=_untagged(left), b=_untagged(right), autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
             rows += [

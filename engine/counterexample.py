@@ -9,13 +9,13 @@ under the rules that were checked, it passes.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .actions import to_step
+from .diagrams import dot_string
 from .runner import describe
 from .writable import write_whole
 
@@ -151,20 +151,14 @@ def _graphml(report: Report) -> bytes:
     return graphml_bytes(graph)
 
 
-def _dot_string(text: str) -> str:
-    """A DOT string: json's escapes are DOT's ("\\n" is a line break in a label), and DOT reads
-    UTF-8, so other characters are written as they are."""
-    return json.dumps(text, ensure_ascii=False)
-
-
 def _dot(report: Report) -> str:
     lines = ["digraph states {", "  node [shape=box, fontsize=10];"]
     for node in sorted(report.nodes):
         attrs = report.nodes[node]
         label = [f"s{node}", f"{attrs['state']}, turn {attrs['turn']}"]
         label += [f"{key} {attrs[key]}" for key in ("focus", "chain", "winner") if attrs[key]]
-        lines.append(f"  s{node} [label={_dot_string(chr(10).join(label))}];")
+        lines.append(f"  s{node} [label={dot_string(chr(10).join(label))}];")
     for source, target, action in report.edges:
-        lines.append(f"  s{source} -> s{target} [label={_dot_string(_edge_label(action))}];")
+        lines.append(f"  s{source} -> s{target} [label={dot_string(_edge_label(action))}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

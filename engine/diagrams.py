@@ -101,10 +101,10 @@ def chart_dot(
     chart = compiled_chart(name)
     taken_set = frozenset(taken)
     lines = [
-        f"digraph {_q(name)} {{",
+        f"digraph {dot_string(name)} {{",
         # nodesep: room between the states of a region for the labels of their loops
         f"{INDENT}graph [compound=true, rankdir=LR, nodesep=0.8, fontname=Helvetica, "
-        f"label={_q(name)}, labelloc=t];",
+        f"label={dot_string(name)}, labelloc=t];",
         f"{INDENT}node [shape=box, style=rounded, fontname=Helvetica];",
         f"{INDENT}edge [fontname=Helvetica, fontsize=10];",
     ]
@@ -125,12 +125,12 @@ def _dot_state(
     info = chart.states[state_id]
     pad = INDENT * depth
     if info.kind == "atomic" and not chart.in_parallel(state_id):
-        return [f"{pad}{_q(state_id)} [{_atomic_style(state_id in active)}];"]
-    lines = [f"{pad}subgraph {_q('cluster_' + state_id)} {{"]
+        return [f"{pad}{dot_string(state_id)} [{_atomic_style(state_id in active)}];"]
+    lines = [f"{pad}subgraph {dot_string('cluster_' + state_id)} {{"]
     lines += [f"{pad}{INDENT}{attr};" for attr in _cluster_attributes(chart, state_id, active)]
     if info.kind == "atomic":
         # an atomic region still gets its dashed frame; the state itself sits inside it
-        lines.append(f"{pad}{INDENT}{_q(state_id)} [{_atomic_style(state_id in active)}];")
+        lines.append(f"{pad}{INDENT}{dot_string(state_id)} [{_atomic_style(state_id in active)}];")
     else:
         lines += _dot_initial_marker(chart, state_id, depth + 1)
         for child in info.children:
@@ -161,10 +161,10 @@ def _cluster_attributes(chart: CompiledChart, state_id: str, active: frozenset[s
     # every attribute is set on every cluster: a subgraph inherits its parent's attributes,
     # and an inactive cluster must not show a lit ancestor's colours (hence the white fill)
     return [
-        f"label={_q(label)}",
-        f"style={_q(','.join(style))}",
-        f"fillcolor={_q(ACTIVE_CLUSTER_FILL if lit else 'white')}",
-        f"color={_q(ACTIVE_BORDER if lit else 'black')}",
+        f"label={dot_string(label)}",
+        f"style={dot_string(','.join(style))}",
+        f"fillcolor={dot_string(ACTIVE_CLUSTER_FILL if lit else 'white')}",
+        f"color={dot_string(ACTIVE_BORDER if lit else 'black')}",
         f"penwidth={2 if lit else 1}",
     ]
 
@@ -177,10 +177,10 @@ def _dot_initial_marker(chart: CompiledChart, parent: str | None, depth: int) ->
     assert initial is not None, "a chart and each of its compound states have an initial child"
     marker = _marker_id(parent)
     pad = INDENT * depth
-    edge = [f"lhead={_q('cluster_' + initial)}"] if _is_cluster(chart, initial) else []
+    edge = [f"lhead={dot_string('cluster_' + initial)}"] if _is_cluster(chart, initial) else []
     return [
-        f'{pad}{_q(marker)} [shape=point, width=0.12, label=""];',
-        f"{pad}{_q(marker)} -> {_q(_representative(chart, initial))}"
+        f'{pad}{dot_string(marker)} [shape=point, width=0.12, label=""];',
+        f"{pad}{dot_string(marker)} -> {dot_string(_representative(chart, initial))}"
         + (f" [{', '.join(edge)}]" if edge else "")
         + ";",
     ]
@@ -215,16 +215,16 @@ def _dot_ends(chart: CompiledChart, source: str, target: str) -> tuple[str, str,
     # clip at a cluster's border, except when one end lies inside the other's cluster, which
     # Graphviz rejects (and which would hide the edge)
     if _is_cluster(chart, target) and not chart.is_descendant(source, target):
-        clips.append(f"lhead={_q('cluster_' + target)}")
+        clips.append(f"lhead={dot_string('cluster_' + target)}")
     if _is_cluster(chart, source) and not chart.is_descendant(target, source):
-        clips.append(f"ltail={_q('cluster_' + source)}")
+        clips.append(f"ltail={dot_string('cluster_' + source)}")
     return _representative(chart, source), _representative(chart, target), tuple(clips)
 
 
 def _dot_edge(chart: CompiledChart, tail: str, head: str, clips: tuple[str, ...],
               transitions: list[Transition], taken: frozenset[Transition]) -> str:
     if len(transitions) == 1:
-        label = f"label={_q(transition_label(transitions[0], chart))}"
+        label = f"label={dot_string(transition_label(transitions[0], chart))}"
     else:  # a line each, the taken ones in the taken colour
         lines = [_html(transition_label(t, chart)) for t in transitions]
         lines = [f'<font color="{TAKEN_COLOUR}">{line}</font>' if t in taken else line
@@ -232,10 +232,10 @@ def _dot_edge(chart: CompiledChart, tail: str, head: str, clips: tuple[str, ...]
         label = "label=<" + "".join(f'{line}<br align="left"/>' for line in lines) + ">"
     attributes = [label, *clips]
     if any(t in taken for t in transitions):
-        attributes += [f"color={_q(TAKEN_COLOUR)}", "penwidth=2.5"]
+        attributes += [f"color={dot_string(TAKEN_COLOUR)}", "penwidth=2.5"]
         if len(transitions) == 1:  # a shared edge colours its taken lines only, above
-            attributes.append(f"fontcolor={_q(TAKEN_COLOUR)}")
-    return f"{INDENT}{_q(tail)} -> {_q(head)} [{', '.join(attributes)}];"
+            attributes.append(f"fontcolor={dot_string(TAKEN_COLOUR)}")
+    return f"{INDENT}{dot_string(tail)} -> {dot_string(head)} [{', '.join(attributes)}];"
 
 
 def _html(text: str) -> str:
@@ -243,8 +243,9 @@ def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _q(text: str) -> str:
-    """A DOT double-quoted string."""
+def dot_string(text: str) -> str:
+    """A DOT double-quoted string (a line break is DOT's centred ``\\n``); other characters,
+    UTF-8 as DOT reads them, are written as they are."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{escaped}"'
 

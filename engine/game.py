@@ -339,4 +339,4 @@ def _give_setup_control(
     table.tracing = False
     for b in battlefields:
         if b.controller:
-            table.send(battlefield_key(b.id), "establish_control", player=b.controller)
+            table.send(battlefield_key(b.id), "set_up_control", player=b.controller)

@@ -244,7 +244,7 @@ class BattlefieldModel(Model):
         combat.declare_result(self.table, self.bf, self.rule)
 
     def establish_control_after_combat(self) -> None:
-        combat.establish_control(self.table, self.bf)
+        combat.settle_control(self.table, self.bf)
 
     def skip_control(self) -> None:
         self.say(f"{self.bf}: a contest is staged there again; control is not settled yet")

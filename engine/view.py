@@ -105,10 +105,8 @@ def differences(expected: Any, actual: Any, path: str = "") -> list[tuple[str, A
             else:
                 found += differences(value, actual[key], where)
         return found
-    if (
-        expected != actual
-        or type(expected) is not type(actual)
-        and not _same_number(expected, actual)
+    if expected != actual or (
+        type(expected) is not type(actual) and not _same_number(expected, actual)
     ):
         return [(path, expected, actual)]
     return []

@@ -36,7 +36,7 @@ class Battlefield(RiftChart):
             controlled = State()
 
             # a setup's controller: sent once, to a chart that starts uncontrolled
-            establish_control = cite(
+            set_up_control = cite(
                 "S 184.4", uncontrolled.to(controlled, on="take_control_of_battlefield")
             )
             # a controller with no units there loses control, except while control is frozen:
