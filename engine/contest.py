@@ -40,10 +40,10 @@ def offer_choice(table: Table, rule: str, options: list[str], kind: str) -> None
               "first", rule)
 
 
-def open_chosen(table: Table, bf: str) -> None:
-    s = table.state
-    s.pending = None
-    event = "open_showdown" if bf in showdowns_ready(s) else "open_combat"
+def open_chosen(table: Table, bf: str, event: str) -> None:
+    """The chosen battlefield's contest opens (``event``: the scheduler's choice was of
+    Showdowns or of Combats)."""
+    table.state.pending = None
     table.send(battlefield_key(bf), event)
 
 

@@ -383,8 +383,11 @@ class SchedulerModel(Model):
         (bf,) = contest.combats_ready(self.state)
         self.table.send(battlefield_key(bf), "open_combat")
 
-    def open_chosen_contest(self) -> None:
-        contest.open_chosen(self.table, self.args["battlefield"])
+    def open_chosen_showdown(self) -> None:
+        contest.open_chosen(self.table, self.args["battlefield"], "open_showdown")
+
+    def open_chosen_combat(self) -> None:
+        contest.open_chosen(self.table, self.args["battlefield"], "open_combat")
 
 
 class TurnModel(Model):

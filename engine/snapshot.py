@@ -114,6 +114,7 @@ def load(data: Mapping[str, Any]) -> GameState:
     except RecursionError:
         raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
     try:
+        _with_split_choosing(data)
         _check_shape(data)
         return _state(data)
     except KeyError as missing:
@@ -186,6 +187,26 @@ def _state(data: Mapping[str, Any]) -> GameState:
         next_order=data["next_order"],
         blocked_scoring=tuple(data["blocked_scoring"]),
     ), data["fields"])
+
+
+#: the scheduler state that format /1 named before the split (no chart has it now)
+_CHOOSING_BEFORE_THE_SPLIT = "choosing"
+
+
+def _with_split_choosing(data: Mapping[str, Any]) -> None:
+    """The scheduler's ``choosing`` was split within format /1 into ``choosing_showdown`` and
+    ``choosing_combat``. A snapshot from before names the one state; the choice's options tell
+    which it was: staged Combats, or staged Showdowns (offered only without a staged Combat)."""
+    configs, pending = data.get("configs"), data.get("pending")
+    if not isinstance(configs, dict) or (
+            _CHOOSING_BEFORE_THE_SPLIT not in (configs.get("scheduler") or ())):
+        return  # a shape _check_shape refuses, or a snapshot of now
+    options = pending.get("options") if isinstance(pending, Mapping) else None
+    of_combats = any("combat_staged" in (configs.get(battlefield_key(bf)) or ())
+                     for bf in (options or ()) if isinstance(bf, str))
+    split = "choosing_combat" if of_combats else "choosing_showdown"
+    configs["scheduler"] = [split if s == _CHOOSING_BEFORE_THE_SPLIT else s
+                            for s in configs["scheduler"]]
 
 
 def _with_staged_combatants(s: GameState, fields: list[Mapping[str, Any]]) -> GameState:

@@ -12,14 +12,17 @@ from .base import RiftChart, cite
 
 class Scheduler(RiftChart):
     idle = State(initial=True)
-    choosing = State()
+    # the turn player chooses among staged Showdowns, or among staged Combats: which of the two
+    # is this chart's decision, so each has its state, and the choice opens its kind of contest
+    choosing_showdown = State()
+    choosing_combat = State()
     contest_active = State()
 
     open_contest = (
         cite(
             "CR 323.11",
             idle.to(
-                choosing,
+                choosing_showdown,
                 cond=["neutral_open", "several_showdowns_qualify"],
                 on="offer_showdown_choice",
             ),
@@ -33,7 +36,9 @@ class Scheduler(RiftChart):
         | cite(
             "CR 323.13",
             idle.to(
-                choosing, cond=["neutral_open", "several_combats_qualify"], on="offer_combat_choice"
+                choosing_combat,
+                cond=["neutral_open", "several_combats_qualify"],
+                on="offer_combat_choice",
             ),
         )
         | cite(
@@ -43,6 +48,8 @@ class Scheduler(RiftChart):
             ),
         )
     )
-    choose = cite("CR 323", choosing.to(contest_active, on="open_chosen_contest"))
+    choose = cite(
+        "CR 323.11", choosing_showdown.to(contest_active, on="open_chosen_showdown")
+    ) | cite("CR 323.13", choosing_combat.to(contest_active, on="open_chosen_combat"))
     showdown_over = cite("CR 348", contest_active.to(idle))
     combat_over = cite("CR 461.7", contest_active.to(idle))

@@ -50,11 +50,10 @@ def disagreements(view: dict[str, Any], configs: dict[str, frozenset[str]]) -> l
     )
     want("scheduler", "contest_active", showdown is not None, f"showdown is {showdown}")
     pending = view["pending_choice"]
-    want(
-        "scheduler",
-        "choosing",
-        bool(pending and pending["kind"] == "battlefield"),
-        f"choice is {pending}",
-    )
+    choice = pending if pending and pending["kind"] == "battlefield" else None
+    # Showdowns are offered only where no Combat is staged (Cleanup step 8)
+    of_combats = bool(choice) and all("combat" in view["staged"][bf] for bf in choice["options"])
+    want("scheduler", "choosing_showdown", bool(choice) and not of_combats, f"choice is {pending}")
+    want("scheduler", "choosing_combat", of_combats, f"choice is {pending}")
     want("turn", view["turn"]["phase"], True, f"phase is {view['turn']['phase']}")
     return found

@@ -629,6 +629,31 @@ def test_a_snapshot_from_before_staged_combatants_restores_the_same_game() -> No
         assert played.view()["units"]["F3"]["at"] == "base"
 
 
+@pytest.mark.parametrize(("number", "choosing", "opened"), [
+    ("002", "choosing_showdown", {"at": "A", "kind": "non-combat"}),
+    ("028", "choosing_combat", {"at": "A", "kind": "combat"}),
+])
+def test_a_snapshot_from_before_the_split_choosing_restores_the_same_game(
+        number: str, choosing: str, opened: dict[str, str]) -> None:
+    """The scheduler's ``choosing`` was split within format /1 into a choice of Showdowns and
+    a choice of Combats: a snapshot naming the old state, taken while the turn player chooses,
+    restores as the one it was (its options say which), and the choice opens that contest."""
+    from tests.conftest import SCENARIOS
+
+    (path,) = [p for p in SCENARIOS if p.name.startswith(f"{number}_")]
+    game = Game.from_scenario(path)
+    for action in [Play("P1", "S1"), Pass("P1"), Pass("P2")]:
+        game.apply(action)
+    data = game.snapshot()
+    assert data["configs"]["scheduler"] == [choosing]
+    data["configs"]["scheduler"] = ["choosing"]
+    restored = Game.restore(data)
+    assert restored.snapshot() == game.snapshot()
+    for played in (game, restored):
+        played.apply(Choose("P1", "A"))
+        assert {k: played.view()["showdown"][k] for k in opened} == opened
+
+
 def test_a_staged_combats_players_are_used_up_when_it_begins() -> None:
     """A battlefield notes the two players of a Combat staged there only while it is staged
     (D16): once the Combat begins they are its Attacker and Defender, and the note is gone."""
