@@ -82,7 +82,8 @@ def _check_move(s: GameState, m: Move) -> None:
     if m.to != "base":
         problem = effects.destination_problem(s, m.player, m.to)
         if problem:
-            raise IllegalAction(f"{m.to} is not a valid destination: {problem[0]}", problem[1])
+            raise IllegalAction(f"{m.to} is not a valid destination: {problem.reason}",
+                                problem.rule)
 
 
 def _check_unit_may_move(s: GameState, m: Move, uid: str) -> None:
@@ -166,7 +167,8 @@ def _check_unit_play(s: GameState, p: Play) -> None:
         )
     problem = effects.destination_problem(s, p.player, to)
     if problem:
-        raise IllegalAction(f"{to} is not a valid place to play units: {problem[0]}", problem[1])
+        raise IllegalAction(f"{to} is not a valid place to play units: {problem.reason}",
+                            problem.rule)
 
 
 def _check_play_targets(s: GameState, p: Play, wants_targets: bool) -> None:
@@ -203,7 +205,7 @@ def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
     for player in sorted(movers):
         problem = effects.destination_problem(s, player, to)
         if problem:
-            raise IllegalAction(f"{to} is not a valid destination: {problem[0]}", problem[1])
+            raise IllegalAction(f"{to} is not a valid destination: {problem.reason}", problem.rule)
     seated = set(s.players_at(to)) | movers
     if len(seated) > 2 or any(a != b and not s.opponents(a, b) for a in seated for b in seated):
         # one chosen destination for several players' units: together they must still

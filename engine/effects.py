@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import chain, scoring
 from .effect_needs import names_its_units
@@ -31,19 +31,26 @@ class Context:
 # --- destinations (rules.md section 8) ---------------------------------------------------
 
 
-def destination_problem(s: GameState, player: str, bf: str) -> tuple[str, str] | None:
-    """Why ``player``'s units may not go to ``bf`` now, as (reason, rule); None if they may."""
+class Refusal(NamedTuple):
+    """Why a battlefield is no destination now, and the rule that says so."""
+
+    reason: str
+    rule: str
+
+
+def destination_problem(s: GameState, player: str, bf: str) -> Refusal | None:
+    """Why ``player``'s units may not go to ``bf`` now; None if they may."""
     f = s.fields[bf]
     present = s.players_at(bf)
     if any(p != player and not s.opponents(player, p) for p in present):
-        return ("a teammate has units there", "seed 001")
+        return Refusal("a teammate has units there", "seed 001")
     if f.controller and f.controller != player and not s.opponents(player, f.controller):
-        return ("a teammate controls it", "rules 8")
+        return Refusal("a teammate controls it", "rules 8")
     combatants = _combatants(s, bf)
     if combatants and player not in combatants:
-        return (f"the Combat there does not involve {player}", "CR 442.2.a")
+        return Refusal(f"the Combat there does not involve {player}", "CR 442.2.a")
     if len([p for p in present if p != player]) >= 2:
-        return ("units of three players would share it", "CR 444.2")
+        return Refusal("units of three players would share it", "CR 444.2")
     return None
 
 
@@ -149,7 +156,8 @@ def resolve_item(table: Table, item: ChainItem) -> None:
         # as a play_unit effect says it, should that ever change
         problem = destination_problem(s, player, to) if to != "base" else None
         if problem:
-            table.say(f"{item.card.id} cannot enter the board at {to} ({problem[0]})", problem[1])
+            table.say(f"{item.card.id} cannot enter the board at {to} ({problem.reason})",
+                      problem.rule)
             to = "base"
         enter_board(table, item.card.id, player, item.card, to, "CR 359.2", played=True)
         return
@@ -233,8 +241,8 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
                 # a required move recalls instead (rules.md 8, CR 442.2.c); from the base
                 # that is staying there
                 stays = ": it stays in its base" if unit.at == "base" else ""
-                table.say(f"{table.name(uid)} cannot go to {to} ({problem[0]}){stays}",
-                          problem[1])
+                table.say(f"{table.name(uid)} cannot go to {to} ({problem.reason}){stays}",
+                          problem.rule)
                 recall(table, uid, "CR 442.2.c")
                 continue
         move(table, uid, to, "rules 11.8")  # a move by an effect, not a Standard Move
@@ -254,7 +262,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     if to != "base":
         problem = destination_problem(s, ctx.you, to)
         if problem:
-            table.say(f"{uid} cannot be played to {to} ({problem[0]})", problem[1])
+            table.say(f"{uid} cannot be played to {to} ({problem.reason})", problem.rule)
             to = "base"
     template = Card(
         id=uid,
@@ -335,7 +343,7 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     table.update_unit(uid, controller=ctx.you)
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if problem:
-        table.say(f"{table.name(uid)} cannot stay at {at} ({problem[0]})", problem[1])
+        table.say(f"{table.name(uid)} cannot stay at {at} ({problem.reason})", problem.rule)
         recall(table, uid, "CR 442.2.c")
     elif at in table.state.fields:
         arrive(table, uid, at)
