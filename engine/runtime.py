@@ -248,40 +248,51 @@ class CompiledChart:
         return chosen, self.apply(config, chosen) if chosen else config
 
     def _domain(self, t: Transition) -> str | None:
-        """The innermost compound state containing source and targets (SCXML's domain)."""
-        if t.internal and all(self.is_descendant(x, t.source) for x in t.targets):
+        """SCXML's transition domain: the source, for an internal transition of a compound
+        state to states strictly inside it; otherwise the innermost compound state strictly
+        above the source that holds every target strictly inside it (None: the chart)."""
+        if t.internal and self.states[t.source].kind == "compound" and all(
+            self._strictly_inside(x, t.source) for x in t.targets
+        ):
             return t.source
         for state in self.ancestors(t.source)[1:]:
             if self.states[state].kind == "compound" and all(
-                self.is_descendant(x, state) for x in t.targets
+                self._strictly_inside(x, state) for x in t.targets
             ):
                 return state
         return None
 
+    def _strictly_inside(self, state_id: str, ancestor: str) -> bool:
+        return state_id != ancestor and self.is_descendant(state_id, ancestor)
+
     def _exit_set(self, config: Configuration, t: Transition) -> frozenset[str]:
+        """The active states strictly inside the transition's domain."""
         domain = self._domain(t)
-        if t.internal and domain == t.source and t.targets == (t.source,):
-            return frozenset()
         if domain is None:
             return config
-        return frozenset(s for s in config if s != domain and self.is_descendant(s, domain))
+        return frozenset(s for s in config if self._strictly_inside(s, domain))
 
     def apply(self, config: Configuration, chosen: list[Transition]) -> Configuration:
         key = (config, tuple(t.order for t in chosen))
         new = self._step_cache.get(key)
         if new is None:
             active = set(config)
+            entered: list[str] = []
             for t in chosen:
                 domain = self._domain(t)
-                if t.internal and domain == t.source and t.targets == (t.source,):
-                    continue
                 active -= self._exit_set(config, t)
                 for target in t.targets:
                     for state in self.ancestors(target):
                         if state == domain:
                             break
                         active.add(state)
+                        entered.append(state)
                     self._add_descendants(target, active)
+            # a parallel state entered on the way to the targets enters its other regions
+            # too, by default (after every target, which may have entered some of them)
+            for state in entered:
+                if self.states[state].kind == "parallel":
+                    self._add_descendants(state, active)
             new = frozenset(active)
             self._step_cache[key] = new
         return new

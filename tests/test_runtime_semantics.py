@@ -1,0 +1,76 @@
+"""The compiled runtime's SCXML semantics where the Riftbound charts do not reach: transitions
+of a compound state (internal, external, into itself), and one transition with several targets
+across the regions of a parallel state. The charts use none of these today; the runtime must
+still move as python-statemachine does, so that a chart written with them runs the same on both
+(a region's sibling once lost its state here)."""
+
+from __future__ import annotations
+
+import pytest
+from statemachine import State, StateChart
+
+from engine.runtime import CompiledChart
+
+
+class Corners(StateChart):
+    idle = State(initial=True)
+
+    class both(State.Parallel):
+        class left(State.Compound):
+            l1 = State(initial=True)
+            l2 = State()
+            advance = l1.to(l2)
+
+        class right(State.Compound):
+            r1 = State(initial=True)
+            r2 = State()
+            advance = r1.to(r2)
+
+        # the region itself as source: SCXML leaves a compound state's internal transition to
+        # a state strictly inside it within the state, and takes every other one from outside
+        stay = left.to.itself(internal=True)
+        dive = left.to(left.l1, internal=True)
+        bounce = left.to.itself()
+
+    enter = idle.to(both)
+    jump = idle.to([both.left.l2, both.right.r2])  # one transition, two targets
+    leave = both.to(idle)
+
+
+CHART = CompiledChart("corners", Corners)
+IN_BOTH = {"both", "left", "right"}
+
+
+def _after(events: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The configuration after ``events`` on the compiled tables and on python-statemachine."""
+    machine = Corners()
+    config = CHART.initial
+    for event in events:
+        machine.send(event)
+        _taken, config = CHART.take(config, event, lambda guard: True)
+    return config, frozenset(state.id for state in machine.configuration)
+
+
+@pytest.mark.parametrize(("events", "expected"), [
+    # several targets: each region is entered at its target, not at its default
+    (["jump"], IN_BOTH | {"l2", "r2"}),
+    # an internal transition into the region: only what is inside it is left and entered
+    (["jump", "dive"], IN_BOTH | {"l1", "r2"}),
+    # the region into itself, internal or not: the transition's domain is above the parallel
+    # state, so both regions are left and entered again, each at its default
+    (["jump", "stay"], IN_BOTH | {"l1", "r1"}),
+    (["jump", "bounce"], IN_BOTH | {"l1", "r1"}),
+    (["enter", "advance", "leave", "enter"], IN_BOTH | {"l1", "r1"}),
+    (["enter", "advance"], IN_BOTH | {"l2", "r2"}),
+])
+def test_the_compiled_tables_move_as_python_statemachine(
+        events: list[str], expected: set[str]) -> None:
+    compiled, reference = _after(events)
+    assert compiled == reference == expected
+
+
+def test_the_compiled_transitions_are_what_the_chart_says() -> None:
+    by_event = {t.event: t for t in CHART.transitions if t.source != "r1"}
+    assert by_event["jump"].targets == ("l2", "r2")
+    assert (by_event["stay"].internal, by_event["dive"].internal) == (True, True)
+    assert not by_event["bounce"].internal
