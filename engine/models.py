@@ -62,20 +62,21 @@ class BattlefieldModel(Model):
         return self.state.configs[self.key]
 
     @property
-    def f(self) -> Field:
+    def battlefield(self) -> Field:
+        """The battlefield's data (``bf`` is its id)."""
         return self.state.fields[self.bf]
 
     # --- guards ---------------------------------------------------------------------
 
     def controller_has_no_units_here(self) -> bool:
-        controller = self.f.controller
+        controller = self.battlefield.controller
         return controller is not None and controller not in self.state.players_at(self.bf)
 
     def one_player_has_units_here(self) -> bool:
         return len(self.state.players_at(self.bf)) == 1
 
     def controller_alone_has_units_here(self) -> bool:
-        return self.state.players_at(self.bf) == (self.f.controller,)
+        return self.state.players_at(self.bf) == (self.battlefield.controller,)
 
     def nobody_has_units_here(self) -> bool:
         return not self.state.players_at(self.bf)
@@ -91,13 +92,13 @@ class BattlefieldModel(Model):
         return "open" in self.config and "showdown" not in self.config
 
     def arrival_contests(self) -> bool:
-        return self.args["player"] != self.f.controller
+        return self.args["player"] != self.battlefield.controller
 
     def applier_has_no_units_here(self) -> bool:
-        return self.f.applier not in self.state.players_at(self.bf)
+        return self.battlefield.applier not in self.state.players_at(self.bf)
 
     def rival_units_remain(self) -> bool:
-        controller = self.f.controller
+        controller = self.battlefield.controller
         return any(p != controller for p in self.state.players_at(self.bf))
 
     def contest_in_progress_here(self) -> bool:
@@ -107,7 +108,8 @@ class BattlefieldModel(Model):
         return "combat" in self.config
 
     def applier_has_units_here(self) -> bool:
-        return "contested" in self.config and self.f.applier in self.state.players_at(self.bf)
+        applier = self.battlefield.applier
+        return "contested" in self.config and applier in self.state.players_at(self.bf)
 
     def opponents_face_off_here(self) -> bool:
         return "contested" in self.config and bool(self.state.players_facing_off(self.bf))
@@ -140,7 +142,8 @@ class BattlefieldModel(Model):
         scoring.block_if_teammates(self.table, self.bf)
 
     def keep_control(self) -> None:
-        self.say(f"{self.bf}: {self.f.controller} keeps control; keeping control is not conquering")
+        self.say(f"{self.bf}: {self.battlefield.controller} keeps control; keeping control is not "
+                 "conquering")
 
     def note_nobody_claims(self) -> None:
         self.say(f"Nobody's units remain at {self.bf}; nobody claims it")
@@ -159,7 +162,7 @@ class BattlefieldModel(Model):
                            "under way there [profile cr-1.4]")
 
     def _lose_control(self, why: str) -> None:
-        self.say(f"{self.bf}: {self.f.controller} loses control{why}")
+        self.say(f"{self.bf}: {self.battlefield.controller} loses control{why}")
         self.table.update_field(self.bf, controller=None)
 
     def apply_contested(self) -> None:
@@ -170,8 +173,9 @@ class BattlefieldModel(Model):
         self.say(f"{self.bf}: {self.args['player']} controls it; nothing is applied")
 
     def join_contest(self) -> None:
-        if self.args["player"] != self.f.applier:
-            self.say(f"{self.bf}: already Contested by {self.f.applier}; nothing is applied")
+        if self.args["player"] != self.battlefield.applier:
+            self.say(f"{self.bf}: already Contested by {self.battlefield.applier}; nothing is "
+                     "applied")
 
     def remove_contested(self) -> None:
         self.table.update_field(self.bf, applier=None)
@@ -179,11 +183,13 @@ class BattlefieldModel(Model):
 
     def reapply_contested(self) -> None:
         rival = self.state.first_rival(self.bf)  # of two in a free-for-all, see D18
-        self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; {rival} applies Contested")
+        self.say(f"Cleanup: {self.battlefield.applier} has no units at {self.bf}; {rival} applies "
+                 "Contested")
         self.table.update_field(self.bf, applier=rival)
 
     def remove_stale_contested(self) -> None:
-        self.say(f"Cleanup: {self.f.applier} has no units at {self.bf}; Contested removed")
+        self.say(f"Cleanup: {self.battlefield.applier} has no units at {self.bf}; Contested "
+                 "removed")
         self.table.update_field(self.bf, applier=None)
 
     # --- actions: staging --------------------------------------------------------------
