@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from . import effects
-from .state import GameState, Unit, battlefield_key
+from .state import GameState, PendingChoice, Unit, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -124,7 +124,7 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
         s.damage_plan[player] = automatic_assignment(total, targets)
 
 
-def _damage_choice(player: str, total: int, targets: list[Unit]) -> dict:
+def _damage_choice(player: str, total: int, targets: list[Unit]) -> PendingChoice:
     return {
         "player": player,
         "kind": "damage",
