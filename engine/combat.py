@@ -115,13 +115,18 @@ def begin_damage_step(table: Table, bf: str, rule: str) -> None:
     table.say(f"Damage step at {bf}: nobody has Focus", rule)
     attacker, defender = s.combatants
     for player, foe in ((attacker, defender), (defender, attacker)):
-        total = total_might(side_units(s, bf, player))
-        targets = side_units(s, bf, foe)
+        total, targets = _damage_dealt(s, bf, player, foe)
         if s.manual_damage and targets:
             if s.pending is None:
                 _ask_damage(table, player, total, targets)
             continue
         s.damage_plan[player] = automatic_assignment(total, targets)
+
+
+def _damage_dealt(s: GameState, bf: str, player: str, foe: str) -> tuple[int, list[Unit]]:
+    """The damage ``player``'s side deals at ``bf`` (its units' total Might) and the units of
+    ``foe`` it goes to."""
+    return total_might(side_units(s, bf, player)), side_units(s, bf, foe)
 
 
 def _damage_choice(player: str, total: int, targets: list[Unit]) -> PendingChoice:
@@ -141,9 +146,7 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
     table.say(f"{player} assigns {_plan_text(s, plan)}", ASSIGNING)
     attacker, defender = s.combatants
     if player == attacker and defender not in s.damage_plan:
-        bf = s.contest
-        total = total_might(side_units(s, bf, defender))
-        targets = side_units(s, bf, attacker)
+        total, targets = _damage_dealt(s, s.contest, defender, attacker)
         if targets:
             _ask_damage(table, defender, total, targets)
 
