@@ -30,7 +30,7 @@ from .action_types import (
 )
 from .effect_needs import Destination, effect_parts, names_its_units, needs, order_matters
 from .errors import IllegalAction
-from .state import Card, ChainItem, GameState, PendingChoice, Unit
+from .state import Card, ChainItem, GameState, Unit
 
 if TYPE_CHECKING:
     from .core import Table
@@ -400,7 +400,7 @@ def candidates(s: GameState, max_targets: int = 1) -> list[Action]:
     return found
 
 
-def _choice_answers(s: GameState, pending: PendingChoice) -> list[Action]:
+def _choice_answers(s: GameState, pending: dict[str, Any]) -> list[Action]:
     """Every answer to the pending choice: while one is pending, nothing else is legal."""
     if pending["kind"] == "battlefield":
         return [Choose(pending["player"], bf) for bf in pending["options"]]

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from . import effects
-from .state import GameState, PendingChoice, Unit, battlefield_key
+from .state import GameState, Unit, battlefield_key
 
 if TYPE_CHECKING:
     from .core import Table
@@ -129,7 +129,7 @@ def _damage_dealt(s: GameState, bf: str, player: str, foe: str) -> tuple[int, li
     return total_might(side_units(s, bf, player)), side_units(s, bf, foe)
 
 
-def _damage_choice(player: str, total: int, targets: list[Unit]) -> PendingChoice:
+def _damage_choice(player: str, total: int, targets: list[Unit]) -> dict:
     return {
         "player": player,
         "kind": "damage",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
-from typing import Any, cast
+from typing import Any
 
 from statecharts import GAME_WIDE_CHARTS
 
@@ -16,7 +16,6 @@ from .state import (
     ChainItem,
     Field,
     GameState,
-    PendingChoice,
     Unit,
     battlefield_key,
     chart_of,
@@ -180,7 +179,7 @@ def _state(data: Mapping[str, Any]) -> GameState:
         contest_at=data["contest_at"],
         attacker=data["attacker"],
         defender=data["defender"],
-        pending=cast(PendingChoice, dict(data["pending"])) if data["pending"] else None,
+        pending=dict(data["pending"]) if data["pending"] else None,
         damage_plan={p: dict(a) for p, a in data["damage_plan"].items()},
         attackers_recalled=data["attackers_recalled"],
         queued_triggers=[(tuple(k), _item(i)) for k, i in data["queued_triggers"]],

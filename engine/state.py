@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, NotRequired, TypedDict
+from typing import Any
 
 from statecharts import GAME_WIDE_CHARTS
 
@@ -141,16 +141,6 @@ class ChainItem(Frozen):
     card: Card | None = None
 
 
-class PendingChoice(TypedDict):
-    """A choice the game waits for (scenario-format.md's ``pending_choice``): which staged
-    contest opens (``battlefield``), or how a Combat's side deals its damage (``damage``)."""
-
-    player: str
-    kind: str  # "battlefield" or "damage"
-    options: list[str]  # battlefield ids, or the unit ids the damage may go to
-    total: NotRequired[int]  # a damage choice's damage to assign
-
-
 @dataclass
 class GameState:
     """Everything about a game in play, as one value: the players and scores, the units and
@@ -179,7 +169,7 @@ class GameState:
     contest_at: str | None = None
     attacker: str | None = None
     defender: str | None = None
-    pending: PendingChoice | None = None
+    pending: dict[str, Any] | None = None
     damage_plan: dict[str, dict[str, int]] = field(default_factory=dict)
     attackers_recalled: bool = False
     queued_triggers: list[tuple[tuple, ChainItem]] = field(default_factory=list)
@@ -213,7 +203,7 @@ class GameState:
             contest_at=self.contest_at,
             attacker=self.attacker,
             defender=self.defender,
-            pending=self.pending.copy() if self.pending else None,
+            pending=dict(self.pending) if self.pending else None,
             damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
             attackers_recalled=self.attackers_recalled,
             queued_triggers=list(self.queued_triggers),

@@ -75,8 +75,8 @@ def _pending_choice(s: GameState) -> dict[str, Any] | None:
     """The choice a player must answer; ``total`` only for a damage choice."""
     if not s.pending:
         return None
-    pending: dict[str, Any] = {"player": s.pending["player"], "kind": s.pending["kind"],
-                               "options": list(s.pending["options"])}  # the view shares nothing
+    pending = {"player": s.pending["player"], "kind": s.pending["kind"],
+               "options": list(s.pending["options"])}  # a copy: the view shares nothing
     if "total" in s.pending:
         pending["total"] = s.pending["total"]
     return pending
