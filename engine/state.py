@@ -224,7 +224,8 @@ class GameState:
         return "contested" in self.bf_config(bf)
 
     def in_showdown(self, bf: str) -> bool:
-        """A contest is active there: a Showdown, or the Combat it became (rules.md 6.1)."""
+        """A contest is active there: a non-combat Showdown or a Combat (in the chart a Combat
+        is a kind of Showdown, whether it opened as one or a Showdown converted)."""
         return "showdown" in self.bf_config(bf)
 
     def in_combat(self, bf: str) -> bool:
