@@ -198,15 +198,22 @@ def _with_split_choosing(data: Mapping[str, Any]) -> None:
     ``choosing_combat``. A snapshot from before names the one state; the choice's options tell
     which it was: staged Combats, or staged Showdowns (offered only without a staged Combat)."""
     configs, pending = data.get("configs"), data.get("pending")
-    if not isinstance(configs, dict) or (
-            _CHOOSING_BEFORE_THE_SPLIT not in (configs.get("scheduler") or ())):
-        return  # a shape _check_shape refuses, or a snapshot of now
+    scheduler = configs.get("scheduler") if isinstance(configs, dict) else None
+    if not isinstance(scheduler, list) or _CHOOSING_BEFORE_THE_SPLIT not in scheduler:
+        return  # a snapshot of now, or a shape _check_shape refuses with its own message
     options = pending.get("options") if isinstance(pending, Mapping) else None
-    of_combats = any("combat_staged" in (configs.get(battlefield_key(bf)) or ())
-                     for bf in (options or ()) if isinstance(bf, str))
+    if not isinstance(options, list):
+        return  # no choice to tell which it was: _check_shape refuses the unknown state
+    of_combats = any(isinstance(bf, str) and _lists(configs.get(battlefield_key(bf)),
+                                                    "combat_staged")
+                     for bf in options)
     split = "choosing_combat" if of_combats else "choosing_showdown"
-    configs["scheduler"] = [split if s == _CHOOSING_BEFORE_THE_SPLIT else s
-                            for s in configs["scheduler"]]
+    configs["scheduler"] = [split if s == _CHOOSING_BEFORE_THE_SPLIT else s for s in scheduler]
+
+
+def _lists(config: Any, state: str) -> bool:
+    """Whether a chart configuration, as a snapshot holds it (a list), lists the state."""
+    return isinstance(config, list) and state in config
 
 
 def _with_staged_combatants(s: GameState, fields: list[Mapping[str, Any]]) -> GameState:

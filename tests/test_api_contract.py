@@ -532,6 +532,26 @@ def test_a_configuration_naming_no_state_of_its_chart_is_a_value_error() -> None
         Game.restore(data)
 
 
+@pytest.mark.parametrize(("configs", "pending", "said"), [
+    ({"scheduler": 5}, None, r"configs\['scheduler'\] is not a list of the scheduler"),
+    ({"scheduler": {"choosing": 1}}, None, r"configs\['scheduler'\] is not a list"),
+    ({"scheduler": ["choosing"]}, {"player": "P1", "kind": "contest", "options": 5},
+     r"configs\['scheduler'\] is not a list of the scheduler"),
+    ({"scheduler": ["choosing"], "battlefield:A": 5},
+     {"player": "P1", "kind": "contest", "options": ["A"]},
+     r"configs\['battlefield:A'\] is not a list of the battlefield"),
+])
+def test_a_malformed_snapshot_naming_the_scheduler_state_before_the_split_says_which_field(
+        configs: dict[str, Any], pending: Any, said: str) -> None:
+    """The reading of the old ``choosing`` state acts only on the shapes a dump writes: any
+    other shape gets the field's own message, not a TypeError of the code in between."""
+    data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
+    data["configs"].update(configs)
+    data["pending"] = pending
+    with pytest.raises(ValueError, match=f"malformed entry: {said}"):
+        Game.restore(data)
+
+
 def test_json_nested_too_deeply_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.from_json("[" * 100_000 + "]" * 100_000)
