@@ -10,6 +10,7 @@ depend on the installed Graphviz (its version is in an SVG comment) and are not 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -244,10 +245,16 @@ def _html(text: str) -> str:
 
 
 def dot_string(text: str) -> str:
-    """A DOT double-quoted string (a line break is DOT's centred ``\\n``); other characters,
-    UTF-8 as DOT reads them, are written as they are."""
+    """A DOT double-quoted string (a line break is DOT's centred ``\\n``). Another control
+    character (a carriage return in an id) is drawn as its code, ``\\x0d``: given to DOT as
+    it is, it would be dropped or passed on unseen. Other characters, UTF-8 as DOT reads
+    them, are written as they are."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
+    return '"' + _CONTROL.sub(lambda m: f"\\\\x{ord(m.group()):02x}", escaped) + '"'
+
+
+#: the control characters dot_string draws as codes (line breaks are escaped before)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 # --- Mermaid ------------------------------------------------------------------------------

@@ -249,7 +249,7 @@ class BattlefieldModel(Model):
     def declare_result(self) -> None:
         combat.declare_result(self.table, self.bf, self.rule)
 
-    def establish_control_after_combat(self) -> None:
+    def settle_control_after_combat(self) -> None:
         combat.settle_control(self.table, self.bf)
 
     def skip_control(self) -> None:

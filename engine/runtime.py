@@ -208,8 +208,10 @@ class CompiledChart:
     def select(
         self, config: Configuration, event: str, guard: Callable[[str], bool]
     ) -> list[Transition]:
-        """The transitions ``event`` takes in ``config``: in each region the first enabled one,
-        unless an earlier region's choice already exits it (document order wins)."""
+        """The transitions ``event`` takes in ``config``: in each region (atomic state, in
+        document order) the first enabled one, looking from the state outwards. Two of them
+        that would leave a common state conflict, as in SCXML: the one whose source lies inside
+        the other's wins, and otherwise the one chosen first (document order)."""
         chosen: list[Transition] = []
         exited: frozenset[str] = _NO_STATES
         regions = self._plans.get((config, event))
@@ -218,10 +220,26 @@ class CompiledChart:
         for candidates in regions:
             for t, guards, exits in candidates:
                 if not guards or _guards_hold(guards, guard):
-                    if t not in chosen and not exits & exited:
+                    if t in chosen:
+                        pass
+                    elif not exits & exited:
                         exited |= exits
                         chosen.append(t)
+                    else:  # rare: no Riftbound chart has such a conflict
+                        chosen = self._without_conflicts(config, chosen, t, exits)
+                        exited = frozenset().union(
+                            *(self._exit_set(config, c) for c in chosen))
                     break
+        return chosen
+
+    def _without_conflicts(self, config: Configuration, chosen: list[Transition],
+                           t: Transition, exits: frozenset[str]) -> list[Transition]:
+        """``chosen`` with ``t`` added, by SCXML's rule for conflicting transitions: ``t``
+        replaces those it conflicts with if its source lies strictly inside each of theirs,
+        and is dropped otherwise."""
+        clashing = [c for c in chosen if exits & self._exit_set(config, c)]
+        if all(self._strictly_inside(t.source, c.source) for c in clashing):
+            return [c for c in chosen if c not in clashing] + [t]
         return chosen
 
     def take(
@@ -266,7 +284,10 @@ class CompiledChart:
         return state_id != ancestor and self.is_descendant(state_id, ancestor)
 
     def _exit_set(self, config: Configuration, t: Transition) -> frozenset[str]:
-        """The active states strictly inside the transition's domain."""
+        """The active states strictly inside the transition's domain; none for a transition
+        without a target (it runs its actions and leaves the configuration as it is)."""
+        if not t.targets:
+            return _NO_STATES
         domain = self._domain(t)
         if domain is None:
             return config

@@ -82,7 +82,7 @@ class StepChecks(FieldChecks):
         """A card to play: a card in a hand, or a unit (units return to hands)."""
         ident = self.id_text(value, at)
         if ident not in self.cards and ident not in self.units:
-            self.fail(at, f"unknown card {quoted(ident)}")
+            self.fail(at, self.not_a("card", ident))
         return ident
 
     def unit_amounts(self, value: Any, at: At) -> dict[str, int]:
@@ -180,7 +180,8 @@ class StepChecks(FieldChecks):
         source, colon, rest = item.partition(":")
         if not colon:
             if item not in self.cards and item not in self.units:
-                self.fail(at, f"unknown card {quoted(item)} on the chain")
+                why = self.not_a("card", item)
+                self.fail(at, why if item in self.ids else f"{why} on the chain")
         elif source == "add" and rest in self.players:
             pass
         elif source in self.units or source in self.battlefields or source in self.cards:

@@ -157,7 +157,7 @@ class Battlefield(RiftChart):
                                 settle_control.to(
                                     end_combat,
                                     unless="contest_staged_here",
-                                    on="establish_control_after_combat",
+                                    on="settle_control_after_combat",
                                 ),
                             )
                             | cite("CR 461.5", settle_control.to(end_combat, on="skip_control"))

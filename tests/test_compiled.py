@@ -18,16 +18,20 @@ from tests.conftest import ROOT, SCENARIOS
 
 ONE_V_ONE = str(ROOT / "models" / "1v1_two_battlefields.yaml")
 FFA = str(ROOT / "models" / "ffa_three_players.yaml")
-#: the test files that also run on the compiled build: all but those that patch the engine
-#: from outside (compiled callers do not see a patch), the benchmark's (it subclasses the fast
+#: the tests that also run on the compiled build: all but those that patch the engine from
+#: outside (compiled callers do not see a patch), the benchmark's (it subclasses the fast
 #: runtime, which a compiled class does not allow), those that read the sources themselves
 #: (test_chart_names, test_types: the build's copy has none), the browser's, the slow
 #: property runs, and those of the command line's own work (test_cli: streams, exit codes,
-#: arguments; test_determinism: the same bytes every run), which is never compiled and whose
+#: arguments; test_determinism's `riftchart run` bytes), which is never compiled and whose
 #: output on the build the tests below compare with the sources' byte for byte
 ON_THE_BUILD = ("test_api_contract.py", "test_diagrams_drift.py", "test_embedding.py",
                 "test_explore.py", "test_exports.py", "test_profiles_and_multiplayer.py",
-                "test_scenario_loader.py", "test_scenarios.py", "test_trace_wording.py")
+                "test_scenario_loader.py", "test_scenarios.py", "test_trace_wording.py",
+                "test_determinism.py::test_replaying_the_log_gives_the_same_game",
+                "test_determinism.py::"
+                "test_a_mid_game_snapshot_plus_the_rest_of_the_log_gives_the_same_end",
+                "test_determinism.py::test_api_game_is_the_same_under_other_hash_seeds")
 
 
 @pytest.fixture(scope="module")

@@ -194,7 +194,10 @@ def test_api_game_is_the_same_under_other_hash_seeds(tmp_path: Path) -> None:
     )
     outputs = []
     for seed in ("0", "99"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        # the checkout first, for `tests`; then whatever else was on the path (the compiled
+        # build, when the suite runs on it from a copy without the sources)
+        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": path}
         done = subprocess.run(
             [sys.executable, str(script)], capture_output=True, cwd=ROOT, env=env,
             timeout=300, check=False,

@@ -22,6 +22,7 @@ from engine.diagrams import (
     _mermaid_text,
     chart_dot,
     chart_mermaid,
+    dot_string,
     render_svg,
     transition_label,
     write_diagrams,
@@ -151,6 +152,16 @@ def test_dot_and_mermaid_are_identical_in_a_fresh_process():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
     )
     assert json.loads(result.stdout) == _renderings()
+
+
+def test_a_dot_string_draws_what_it_is_given():
+    """Quotes and backslashes stay what they are, a line break breaks the line, and another
+    control character (an id may hold one) is drawn as its code, not dropped by DOT."""
+    text = 'U\r1 "x" \\ \x01\nline two'
+    svg = subprocess.run(["dot", "-Tsvg"], input=f"digraph {{ a [label={dot_string(text)}]; }}",
+                         capture_output=True, text=True, check=True).stdout
+    lines = [t.text for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+    assert lines == ['U\\x0d1 "x" \\ \\x01', "line two"]
 
 
 def test_labels_show_event_guard_and_rule():
