@@ -131,7 +131,9 @@ def _timing_problem(s: GameState, player: str, timing: str) -> IllegalAction | N
     if s.chain_open:
         if s.contest_at is not None and s.focus == player:
             return None
-        return IllegalAction(f"{player} has neither Focus nor Priority", "CR 313")
+        # nobody has Focus in Neutral Open, where only the turn player may act (rules.md 2)
+        return IllegalAction(f"{player} has neither Focus nor Priority",
+                             "CR 313" if s.contest_at is not None else "rules 2")
     if s.priority != player:
         return IllegalAction(f"{player} does not have Priority", "CR 312")
     if timing != "reaction":
@@ -206,11 +208,14 @@ def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
         problem = effects.destination_problem(s, player, to)
         if problem:
             raise IllegalAction(f"{to} is not a valid destination: {problem.reason}", problem.rule)
+    # one chosen destination for several players' units: together they must still leave at
+    # most two opposing players there (rules.md 8)
     seated = set(s.players_at(to)) | movers
-    if len(seated) > 2 or any(a != b and not s.opponents(a, b) for a in seated for b in seated):
-        # one chosen destination for several players' units: together they must still
-        # leave at most two opposing players there (rules.md 8)
+    if len(seated) > 2:
         raise IllegalAction(f"{to} would hold units of {', '.join(sorted(seated))}", "CR 444.2")
+    if any(a != b and not s.opponents(a, b) for a in seated for b in seated):
+        raise IllegalAction(f"{to} would hold units of teammates {' and '.join(sorted(seated))}",
+                            "seed 001")
 
 
 def _sent_to_chosen(s: GameState, p: Play, effect: Mapping[str, Any] | None) -> set[str]:
@@ -245,7 +250,7 @@ def _pass_problem(s: GameState, player: str) -> IllegalAction | None:
         return None
     if s.contest_at is None:
         return IllegalAction(
-            "nothing to pass in Neutral Open: the turn player ends the turn instead", "CR 312"
+            "nothing to pass in Neutral Open: the turn player ends the turn instead", "rules 11.3"
         )
     return IllegalAction(f"{player} does not have Focus", "CR 313")
 

@@ -211,7 +211,7 @@ def settle_control(table: Table, bf: str) -> None:
     """Task 3: the player with units there establishes control; with none it is uncontrolled
     (the battlefield chart's ``claim_after_combat`` decides which). Contested is cleared."""
     table.try_send(battlefield_key(bf), "claim_after_combat")
-    table.try_send(battlefield_key(bf), "clear_contested")
+    table.try_send(battlefield_key(bf), "clear_contested_after_combat")
 
 
 def end_combat(table: Table, bf: str, rule: str) -> None:

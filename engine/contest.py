@@ -78,11 +78,11 @@ def begin_combat(table: Table, bf: str, rule: str, converted: bool) -> None:
         attacker = s.first_rival(bf)
         if s.fields[bf].controller in present:
             table.say(f"{applier} applied Contested but has no units at {bf}: {attacker}, who "
-                      "does not control it, is the Attacker", "CR 459.2.b.1")
+                      "does not control it, is the Attacker", "rules 11.11")
         else:  # nobody there controls it: the first in turn order attacks (D18)
             table.say(f"{applier} applied Contested but has no units at {bf}, which nobody there "
                       f"controls: {attacker}, the first in turn order from the turn player, is "
-                      "the Attacker", "CR 459.2.b.1")
+                      "the Attacker", "rules 11.11")
     defender = next(p for p in present if s.opponents(attacker, p))
     s.contest_at, s.attacker, s.defender = bf, attacker, defender
     s.passes = 0
@@ -156,4 +156,4 @@ def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:
     table.say(f"The Showdown at {bf} ends", rule)
     table.send("scheduler", "showdown_over")
     table.try_send(battlefield_key(bf), "claim_after_showdown")
-    table.try_send(battlefield_key(bf), "clear_contested")
+    table.try_send(battlefield_key(bf), "clear_contested_after_showdown")

@@ -107,7 +107,13 @@ class Battlefield(RiftChart):
                 | cite("S 184.3.a.1", uncontested.to.itself(on="reinforce"))
                 | cite("S 184.3.a.1", contested.to.itself(on="join_contest"))
             )
-            clear_contested = cite("S 184.3.b", contested.to(uncontested, on="remove_contested"))
+            # a contest's end clears Contested, whether or not anyone establishes control there
+            clear_contested_after_showdown = cite(
+                "rules 5.6", contested.to(uncontested, on="remove_contested")
+            )
+            clear_contested_after_combat = cite(
+                "CR 461.5.a", contested.to(uncontested, on="remove_contested")
+            )
             check_stale_contest = cite(
                 "rules 11.11",
                 contested.to.itself(

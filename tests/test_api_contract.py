@@ -91,6 +91,29 @@ def test_a_unit_is_targeted_once_at_most() -> None:
     assert refused.value.rule == "CR 355.5"
 
 
+@pytest.mark.parametrize(("teams", "said", "rule"), [
+    (None, "C would hold units of P1, P2, P3", "CR 444.2"),  # three players
+    ([["P1", "P3"], ["P2", "P4"]], "C would hold units of teammates P1 and P3", "seed 001"),
+])
+def test_one_chosen_destination_for_several_players_units_names_the_rule_it_breaks(
+        teams: list | None, said: str, rule: str) -> None:
+    """A card that takes units of several players to one destination chosen as it is played:
+    the choice must leave at most two players there, and no teammates (rules.md 8)."""
+    game = Game.from_scenario({
+        "name": "one destination", "players": ["P1", "P2", "P3", "P4"], "teams": teams,
+        "battlefields": [{"id": "C"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"},
+                  {"id": "F3", "controller": "P3", "might": 1, "at": "base"},
+                  *([] if teams else [{"id": "E2", "controller": "P2", "might": 1, "at": "C"}])],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "effect": {"move": {}}}]},
+    })
+    snapshot = game.snapshot()
+    with pytest.raises(IllegalAction) as refused:
+        game.apply(Play("P1", "S1", ("U1", "F3"), "C"))
+    assert (refused.value.rule, refused.value.message) == (rule, said)
+    assert game.snapshot() == snapshot
+
+
 def test_an_observer_that_raises_leaves_the_game_as_it_was() -> None:
     game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
     snapshot, view, trace = game.snapshot(), game.view(), game.trace

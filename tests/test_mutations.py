@@ -36,7 +36,7 @@ def _never_clear_contested(original: Callable) -> Callable:
     """(c) Contested is never removed when a contest ends."""
 
     def try_send(self: Table, key: str, event: str, **args: Any) -> bool:
-        if event == "clear_contested":
+        if event.startswith("clear_contested"):
             return False
         return original(self, key, event, **args)
 

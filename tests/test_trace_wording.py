@@ -23,7 +23,7 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
                       "or Combat is under way there [profile cr-1.4] (CR 323.6)"),
     # the Attacker with the applier gone and nobody there controlling the battlefield (D18)
     ("113", None, "P1 applied Contested but has no units at A, which nobody there controls: P3, "
-                  "the first in turn order from the turn player, is the Attacker (CR 459.2.b.1)"),
+                  "the first in turn order from the turn player, is the Attacker (rules 11.11)"),
     # a team wins together; one point is a point
     ("066", None, "Cleanup: Team P1 and P3 win with 1 point, more than any opponent; the game is "
                   "over (CR 467)"),
