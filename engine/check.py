@@ -30,7 +30,6 @@ from .explore import (
 )
 from .invariants import Invariant, by_names
 from .runner import FAILED, INVALID, OK
-from .scenario import STDIN
 from .wording import counted
 from .workers import WorkerLost
 from .writable import check_writable
@@ -53,7 +52,8 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         chosen = by_names(args.invariant)
     except KeyError as unknown:
-        err.write(f"riftchart check: unknown invariant {unknown.args[0]!r} (see --list)\n")
+        err.write(f"riftchart check: --invariant {unknown.args[0]!r}: no such invariant "
+                  "(see --list)\n")
         return INVALID
     if args.list:  # every invariant, or those named with --invariant
         _print_invariants(chosen, out, as_json=args.json)
@@ -63,7 +63,7 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ScenarioError as error:
         err.write(f"{error}\n")
         return INVALID
-    problem = (_not_for_profile(args.invariant, chosen, prepared.start.profile)
+    problem = (_not_for_profile(args.invariant, chosen, prepared, args.rules)
                or _unwritable(args, [inv.name for inv in chosen]))
     if problem:
         err.write(f"riftchart check: {problem}\n")
@@ -86,8 +86,8 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             graph_written = _write_graph(args.graph, report, err)
     except OSError as error:
         unwritten = error
-    summary = report_summary(args.file, prepared, settings, report, plain, written, args.graph,
-                             graph_written=graph_written)
+    summary = report_summary(prepared.scenario.path, prepared, settings, report, plain, written,
+                             args.graph, graph_written=graph_written)
     if args.json:
         out.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -102,9 +102,6 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _bad_arguments(args: argparse.Namespace) -> str | None:
     if not args.file:
         return "a scenario FILE is needed (or --list)"
-    if args.file == STDIN:
-        return ("FILE must be a file, not - (standard input): a counterexample copies its "
-                "setup from it")
     if args.max_turns < 1:
         return "--max-turns must be 1 or more (the turn changes a path may make)"
     if args.max_states < 1:
@@ -120,13 +117,20 @@ def _bad_arguments(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _not_for_profile(named: list[str] | None, chosen: list, profile: str) -> str | None:
+def _not_for_profile(named: list[str] | None, chosen: list, prepared: Prepared,
+                     rules: str | None) -> str | None:
     """Invariants named with --invariant must all be the profile's (by default, those that are
-    not are listed in the report as not for it)."""
+    not are listed in the report as not for it). The message says where the profile came
+    from: --rules, the file's ``rules:``, or the default."""
+    profile = prepared.start.profile
     missing = [inv.name for inv in chosen if not inv.applies_to(profile)]
     if not missing or (named is None and len(missing) < len(chosen)):
         return None
-    return f"{', '.join(missing)}: not an invariant of profile {profile} (see --list)"
+    file = prepared.scenario.path
+    source = ("--rules" if rules else f"{file}, rules:" if (prepared.document or {}).get("rules")
+              else f"the default: {file} names no rules")
+    return (f"--invariant {', '.join(missing)}: not an invariant of profile {profile} "
+            f"(from {source}; see --list)")
 
 
 def _unwritable(args: argparse.Namespace, invariants: list[str]) -> str | None:
@@ -141,7 +145,8 @@ def _unwritable(args: argparse.Namespace, invariants: list[str]) -> str | None:
     if args.graph is not None:
         graph = Path(args.graph)
         if not graph.parent.is_dir():
-            return f"cannot write --graph {args.graph}: no folder {graph.parent}"
+            what = "a file, not a folder" if graph.parent.exists() else "no folder"
+            return f"cannot write --graph {args.graph}: {graph.parent} is {what}"
         try:
             check_writable(graph.parent, [graph])
         except OSError as error:
@@ -249,6 +254,9 @@ def report_summary(file: str, prepared: Prepared, settings: Settings, report: Re
         "states_per_second": round(report.states_per_second),
         "bytes_per_state": round(report.bytes_per_state, 1),
         "workers": settings.workers,
+        # the file's own expect and expect_error steps: its prefix plays, they are not checked
+        "expects_not_checked": sum(step.kind in ("expect", "expect_error")
+                                   for step in prepared.scenario.steps),
         "symmetry": None,
         "violations": [_violation_summary(v, written.get(name))
                        for name, v in report.violations.items()],
@@ -313,6 +321,9 @@ def _print_summary(summary: dict, out: TextIO) -> None:
                   + "\n")
     if summary.get("graph"):
         out.write(f"  {summary['graph']}\n")
+    if summary["expects_not_checked"]:
+        out.write(f"the file's {counted(summary['expects_not_checked'], 'expect step')} "
+                  "(expect, expect_error) are not checked here: `riftchart run` checks them\n")
     out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")
     if summary["not_applicable"]:
         out.write(f"not for this profile: {', '.join(summary['not_applicable'])}\n")

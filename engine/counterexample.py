@@ -9,6 +9,7 @@ under the rules that were checked, it passes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ import yaml
 from .actions import to_step
 from .diagrams import dot_string
 from .runner import describe
+from .scenario import STDIN
 from .writable import write_whole
 
 if TYPE_CHECKING:
@@ -25,12 +27,14 @@ if TYPE_CHECKING:
 
 def scenario_for(
     source: str | Path, prefix: list[dict[str, Any]], violation: Violation,
-    profile: str | None = None,
+    profile: str | None = None, document: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The counterexample as scenario data (a dict ready for YAML). ``profile`` is the one the
     search ran under: the file names it (``rules:``) when it is not the source's own, so that
-    it replays under the rules that were checked."""
-    original = yaml.safe_load(Path(source).read_text(encoding="utf-8-sig")) or {}
+    it replays under the rules that were checked. The setup is copied from ``document``, the
+    source as it was read for the search (:attr:`Prepared.document`), else from the file."""
+    original = document if document is not None else (
+        yaml.safe_load(Path(source).read_text(encoding="utf-8-sig")) or {})
     setup = {k: v for k, v in original.items() if k not in ("name", "steps")}
     if profile and profile != (original.get("rules") or "seed"):
         setup["rules"] = profile
@@ -58,16 +62,17 @@ def write(
 
 def text_for(
     source: str | Path, prefix: list[dict[str, Any]], violation: Violation,
-    profile: str | None = None,
+    profile: str | None = None, document: Mapping[str, Any] | None = None,
 ) -> str:
-    """The counterexample file's text: a comment saying what fails, then the scenario."""
-    data = scenario_for(source, prefix, violation, profile)
+    """The counterexample file's text: a comment saying what fails, then the scenario
+    (``profile`` and ``document`` as for :func:`scenario_for`)."""
+    data = scenario_for(source, prefix, violation, profile, document)
     invariant = violation.invariant
     beyond = f", after the file's own {len(prefix)}," if prefix else ""
     header = (
         f"# Written by riftchart's model checker: invariant {invariant.name} ({invariant.rule}) "
         "fails\n"
-        f"# {violation.depth} step(s){beyond} from the start of {Path(source).name}.\n"
+        f"# {violation.depth} step(s){beyond} from the start of {_shown(source)}.\n"
         + (f"# {invariant.doc}\n" if invariant.doc else "") +
         "# The final expect shows the violation: it holds under the rules that were checked\n"
         "# and fails (exit 1) under rules that keep the invariant.\n"
@@ -79,7 +84,12 @@ def text_for(
 
 def path_for(source: str | Path, invariant: str, out_dir: Path) -> Path:
     """Where the counterexample of ``invariant`` for the scenario ``source`` is written."""
-    return out_dir / f"{Path(source).stem}.{invariant}.yaml"
+    stem = "stdin" if str(source) == STDIN else Path(source).stem
+    return out_dir / f"{stem}.{invariant}.yaml"
+
+
+def _shown(source: str | Path) -> str:
+    return "standard input" if str(source) == STDIN else Path(source).name
 
 
 def _steps_yaml(steps: list[dict[str, Any]]) -> str:
@@ -118,7 +128,8 @@ def write_all(
     paths = {name: path_for(source, name, out_dir) for name in report.violations}
     if paths:
         write_whole(out_dir, {
-            paths[name]: text_for(source, prepared.prefix, violation, prepared.scenario.rules)
+            paths[name]: text_for(source, prepared.prefix, violation, prepared.scenario.rules,
+                                  prepared.document)
             for name, violation in report.violations.items()
         })
     return paths

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,9 @@ from .errors import IllegalAction, ScenarioError
 from .expansion import Expanded, Expansion, Settings, itself, successor
 from .game import Game
 from .invariants import Invariant
-from .scenario import Scenario, load_scenario
+from .scenario import STDIN, STDIN_LABEL, Scenario, load_scenario_text, read_scenario_text
+from .scenario_fields import plain
+from .scenario_yaml import parse_yaml
 from .state import GameState
 from .statekeys import Symmetry, state_key, stored_key
 from .workers import PARALLEL_FROM, Workers
@@ -301,6 +303,9 @@ class Prepared:
     scenario: Scenario
     start: GameState
     prefix: list[dict[str, Any]]  # the action steps, as written in the file
+    #: the file as it was read (parsed), which a counterexample copies its setup from: not
+    #: the file as it may be after the search, nor a standard input read already
+    document: Mapping[str, Any] | None = None
 
 
 def prepare(path: str, rules: str | None = None) -> Prepared:
@@ -308,7 +313,9 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
 
     Raises :class:`ScenarioError` for a bad file or a refused step.
     """
-    scenario = load_scenario(path)
+    label = STDIN_LABEL if path == STDIN else path
+    text = read_scenario_text(path, label)
+    scenario = load_scenario_text(text, label)
     if rules is not None:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario)
@@ -322,4 +329,4 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
             field_path = f"steps[{step.index - 1}].{step.kind}"
             raise ScenarioError(path, field_path, f"refused: {refused}", step.line) from None
         prefix.append(step.as_mapping())
-    return Prepared(scenario, game.state, prefix)
+    return Prepared(scenario, game.state, prefix, plain(parse_yaml(text, label)))

@@ -67,7 +67,8 @@ from engine.scenario_yaml import check_shape, parse_yaml
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INT", "MAX_NODES", "MAX_STEPS", "BattlefieldSpec",
            "CardSpec", "Scenario", "Step", "TriggerSpec", "UnitSpec", "UnitTemplate",
-           "STDIN", "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text"]
+           "STDIN", "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text",
+           "read_scenario_text"]
 
 
 STDIN = "-"  # the file name that stands for standard input, as on the command line
@@ -84,14 +85,19 @@ def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = No
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(source)
-        if path == STDIN:
-            return load_scenario_stream(sys.stdin.buffer,
-                                        STDIN_LABEL if label is None else label)
-        name = path if label is None else label
-        return load_scenario_text(_read_file(path, name), name)
+        name = label if label is not None else STDIN_LABEL if path == STDIN else path
+        return load_scenario_text(read_scenario_text(path, name), name)
     name = DICT_LABEL if label is None else label
     check_shape(source, name)
     return Checker(name).scenario(source)
+
+
+def read_scenario_text(path: str, label: str | None = None) -> str:
+    """The text of the scenario file ``path`` (``-``: standard input) as :func:`load_scenario`
+    reads it, for a caller that keeps the text too; errors as it gives them."""
+    if path == STDIN:
+        return _read_stream(sys.stdin.buffer, STDIN_LABEL if label is None else label)
+    return _read_file(path, path if label is None else label)
 
 
 def load_scenario_text(text: str, label: str) -> Scenario:

@@ -43,7 +43,10 @@ def _try_a_file_in(folder: Path) -> None:
     try:
         handle, name = tempfile.mkstemp(prefix=".riftchart-", dir=folder)
     except OSError as error:
-        why = f"a file cannot be made there ({error.strerror})"
+        # /proc says ENOENT of a folder that is there: say what it means
+        cause = ("its file system takes no new files" if error.errno == errno.ENOENT
+                 else error.strerror)
+        why = f"a file cannot be made there ({cause})"
         raise OSError(error.errno, why, str(folder)) from None
     try:
         os.close(handle)

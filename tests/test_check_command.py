@@ -144,16 +144,44 @@ def test_the_report_names_the_bound_on_targets(tmp_path: Path,
     (["--out", ""], "--out needs a folder name"),
     (["--graph", ""], "--graph '': the file name must end in"),
     (["--graph", "states.txt"], "--graph 'states.txt': the file name must end in .graphml, "),
-    (["--invariant", ""], "unknown invariant ''"),
+    (["--invariant", ""], "--invariant '': no such invariant (see --list)"),
+    (["--invariant", "NO_DEADLOCK"], "--invariant 'NO_DEADLOCK': no such invariant"),
     (["--rules", "cr-1.4", "--invariant", "no_deadlock",
       "--invariant", "control_frozen_while_contested"],
-     "control_frozen_while_contested: not an invariant of profile cr-1.4"),
+     "--invariant control_frozen_while_contested: not an invariant of profile cr-1.4 (from "
+     "--rules; see --list)"),
 ])
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture,
                                              extra: list[str], message: str) -> None:
     assert cli.main(["check", str(write_yaml(tmp_path, GROUP_KILL)), *extra]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
+
+
+def test_where_the_profile_of_an_invariant_it_lacks_came_from_is_said(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """An invariant the profile does not have, with the profile from the file's ``rules:``
+    or from the default: the message names the file as the profile's source."""
+    for rules, invariant, source in [("cr-1.4", "control_frozen_while_contested", "rules:"),
+                                     (None, "control_frozen_while_contested", None)]:
+        setup = {**GROUP_KILL, **({"rules": rules} if rules else {})}
+        path = str(write_yaml(tmp_path, setup))
+        code = cli.main(["check", path, "--invariant", invariant])
+        err = capsys.readouterr().err
+        if source is None:  # the default, seed, has it: nothing to refuse
+            assert code == 0, err
+        else:
+            assert code == 2 and err == (
+                f"riftchart check: --invariant {invariant}: not an invariant of profile "
+                f"{rules} (from {path}, {source}; see --list)\n")
+
+
+def test_a_graph_file_below_a_file_is_refused_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    model = write_yaml(tmp_path, GROUP_KILL)
+    assert cli.main(["check", str(model), "--graph", f"{model}/states.dot"]) == 2
+    assert capsys.readouterr().err == (f"riftchart check: cannot write --graph {model}/states.dot: "
+                                       f"{model} is a file, not a folder\n")
 
 
 def test_a_graph_file_that_is_a_folder_is_refused_before_the_search(
@@ -190,7 +218,8 @@ def test_a_place_where_no_file_can_be_made_is_refused_before_the_search(
     captured = capsys.readouterr()
     assert code == 2 and captured.out == "" and captured.err.count("\n") == 1
     assert str(folder) in captured.err
-    assert captured.err.endswith(": a file cannot be made there (No such file or directory)\n")
+    assert captured.err.endswith(
+        ": a file cannot be made there (its file system takes no new files)\n")
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir() or os.geteuid() != 0,
@@ -201,7 +230,7 @@ def test_root_is_refused_proc_before_the_search(tmp_path: Path,
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert captured.err == ("riftchart check: cannot write to --out /proc/cex: /proc: a file "
-                            "cannot be made there (No such file or directory)\n")
+                            "cannot be made there (its file system takes no new files)\n")
 
 
 def test_the_place_tried_is_left_as_it_was(tmp_path: Path) -> None:

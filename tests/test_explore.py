@@ -124,7 +124,7 @@ def test_invariant_list_of_the_named_ones(capsys: pytest.CaptureFixture) -> None
               if not line.startswith(" ")]
     assert listed == ["no_deadlock", "teammates_apart"]
     assert cli.main(["check", "--list", "--invariant", "bogus"]) == 2
-    assert "unknown invariant 'bogus'" in capsys.readouterr().err
+    assert "--invariant 'bogus': no such invariant" in capsys.readouterr().err
 
 
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -157,6 +157,22 @@ def test_json_report_shape(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     assert report["complete"] and report["states"] > 1_000
     assert report["transitions"] >= report["states"] - 1
     assert report["symmetry"] is None and report["violations"] == []
+    assert report["expects_not_checked"] == 0
+
+
+def test_the_report_says_the_files_own_expect_steps_are_not_checked(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A prefix whose own expect (here a wrong one) and expect_error steps would fail under
+    `riftchart run`: the search plays the action steps, and the report says what it skipped."""
+    steps = [{"expect": {"score": {"P1": 7}}}, {"move": {"player": "P1", "units": ["U1"],
+                                                          "to": "B"}},
+             {"expect_error": {"pass": "P2"}}]
+    path = str(write_yaml(tmp_path, {**SMALL, "steps": steps}))
+    code, report = _check([path, "--max-states", "20"], capsys)
+    assert (code, report["expects_not_checked"]) == (0, 2)
+    assert cli.main(["check", path, "--max-states", "20"]) == 0
+    assert ("the file's 2 expect steps (expect, expect_error) are not checked here: "
+            "`riftchart run` checks them\n") in capsys.readouterr().out
 
 
 def test_a_bound_that_is_just_enough_still_finds_everything(

@@ -3,8 +3,10 @@ state view, checked by the same search, with counterexamples that `riftchart run
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,28 @@ def test_a_view_invariant_is_checked_and_its_counterexample_replays(tmp_path: Pa
     assert violation.witness == {"score": {"P1": 0, "P2": 1}}
     written = counterexample.write_all(str(MODEL), prepared, report, tmp_path)
     assert run_file(written["p2_scoreless"]).code == OK
+
+
+def test_a_counterexample_copies_the_setup_that_was_searched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setup is the file as it was read for the search, not as it is when the search is
+    over (edited meanwhile), and standard input read once serves too (``check -``)."""
+    source = tmp_path / "model.yaml"
+    source.write_text(MODEL.read_text(encoding="utf-8"), encoding="utf-8")
+    prepared = prepare(str(source))
+    report = explore(prepared.start, Settings([_p2_scoreless()], max_states=5_000))
+    source.write_text("name: edited while the search ran\n", encoding="utf-8")
+    written = counterexample.write_all(str(source), prepared, report, tmp_path / "out")
+    assert run_file(written["p2_scoreless"]).code == OK
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MODEL.read_bytes())))
+    prepared = prepare("-")
+    assert prepared.scenario.path == "<stdin>"
+    written = counterexample.write_all("-", prepared, report, tmp_path / "out")
+    path = written["p2_scoreless"]
+    assert path.name == "stdin.p2_scoreless.yaml"
+    assert "from the start of standard input" in path.read_text(encoding="utf-8")
+    assert run_file(path).code == OK
 
 
 def test_an_invariant_that_holds_is_reported_as_holding() -> None:
