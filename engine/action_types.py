@@ -235,17 +235,20 @@ def _shown(value: Any) -> str:
     return f"the {kind} {_REPR.repr(value)}"
 
 
-#: The fields of each step whose payload is a mapping (the others take a player id)
+#: The fields each step whose payload is a mapping needs (the others take a player id), and
+#: those it may have besides
 _STEP_FIELDS = {"move": ("player", "units", "to"), "play": ("player", "card"),
                 "choose": ("player", "battlefield"), "assign": ("player", "damage")}
+_STEP_OPTIONAL = {"play": ("targets", "to")}
 _PLAYER_STEPS = {"pass": Pass, "add": Add, "end_turn": EndTurn}
 
 
 def from_step(kind: str, args: Any) -> Action:
     """The action a scenario step names: ``from_step("move", {"player": "P1", "units":
     ["U1"], "to": "A"})``. A kind that is no action step, or a payload without a field it
-    needs, is a ValueError; a field of the wrong type a TypeError naming it (as
-    :func:`as_action` says)."""
+    needs or with one it does not have (a misspelt ``To`` would otherwise be another play),
+    is a ValueError; a field of the wrong type a TypeError naming it (as :func:`as_action`
+    says)."""
     if kind in _PLAYER_STEPS:
         return as_action(_PLAYER_STEPS[kind](args))
     if kind not in _STEP_FIELDS:
@@ -258,6 +261,11 @@ def from_step(kind: str, args: Any) -> Action:
     missing = [name for name in needed if name not in args]
     if missing:
         raise ValueError(f"a {kind} step needs {', '.join(missing)}")
+    fields = (*needed, *_STEP_OPTIONAL.get(kind, ()))
+    unknown = [name for name in args if name not in fields]
+    if unknown:
+        raise ValueError(f"a {kind} step has no field {unknown[0]!r} (its fields: "
+                         f"{', '.join(fields)})")
     if kind == "move":
         action: Action = Move(args["player"], args["units"], args["to"])
     elif kind == "play":
@@ -270,7 +278,9 @@ def from_step(kind: str, args: Any) -> Action:
 
 
 def to_step(action: Action) -> dict[str, Any]:
-    """The scenario step that takes ``action``: the inverse of :func:`from_step`."""
+    """The scenario step that takes ``action``: the inverse of :func:`from_step`. An action
+    with a field of the wrong type is a TypeError naming it (:func:`as_action`)."""
+    action = as_action(action)
     if isinstance(action, Move):
         return {"move": {"player": action.player, "units": list(action.units), "to": action.to}}
     if isinstance(action, Play):

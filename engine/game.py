@@ -137,7 +137,18 @@ class Game:
         """Call ``observer`` with every transition taken from now on."""
         if not callable(observer):  # refused now, not at the next action (which it would spoil)
             raise TypeError(f"observe() takes a callable, not {type(observer).__name__}")
-        self._table.observers.append(observer)
+        # a new list, here and in unobserve: a transition being told goes on to the observers
+        # it began with, even when one of them observes or unobserves
+        self._table.observers = [*self._table.observers, observer]
+
+    def unobserve(self, observer: Observer) -> None:
+        """Stop calling ``observer`` (one registration of it: registered twice, it is still
+        called once). A ValueError if it is not observing this game."""
+        observers = list(self._table.observers)
+        if observer not in observers:
+            raise ValueError(f"{observer!r} is not observing this game")
+        observers.remove(observer)
+        self._table.observers = observers
 
     @property
     def state(self) -> GameState:
@@ -147,7 +158,9 @@ class Game:
     # --- snapshots -------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole game state as JSON-ready data."""
+        """The whole game state as JSON-ready data; not from an observer, half-way through an
+        action (:class:`ActionInProgress`): restored, such a state would be stuck there."""
+        self._refuse_half_way("snapshot()")
         return snapshot.dump(self._table.state)
 
     @classmethod
@@ -157,6 +170,7 @@ class Game:
 
     def to_json(self) -> str:
         """The :meth:`snapshot` as compact JSON text (keys sorted: equal states, equal text)."""
+        self._refuse_half_way("to_json()")
         return json.dumps(self.snapshot(), sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -212,7 +226,8 @@ class Game:
         if self._applying:
             raise ActionInProgress(
                 f"{what} while this game is still taking an action: its state is half-way "
-                "through it, and an observer may read the game, not act in it or copy it")
+                "through it, and an observer may read the game, not act in it, copy it or "
+                "take a snapshot of it")
 
     @property
     def rules(self) -> str:

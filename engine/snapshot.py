@@ -104,15 +104,21 @@ def _plain(value: Any) -> Any:
 def load(data: Mapping[str, Any]) -> GameState:
     """The state a :func:`dump` wrote. A field missing from it, a profile that is none, or a
     field of the wrong shape (a list for a mapping, a mapping not keyed by the players, a chart
-    configuration naming no state of its chart...) is a ValueError naming the field; beyond
-    shapes the data is trusted to be a dump's (a game writes it). A field it does not know is
+    configuration naming no state of its chart, a count that is no whole number, a player
+    field naming no player...) is a ValueError naming the field; beyond that the data is
+    trusted to be a dump's (a game writes it). A field it does not know is
     left aside (``resolving``, which earlier dumps wrote)."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     try:
-        data = copy.deepcopy(data)  # the game must not share the caller's mutable effects
+        # the game must not share the caller's mutable effects (a read-only mapping given
+        # for the whole is read as a dict)
+        data = copy.deepcopy(dict(data))
     except RecursionError:
         raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
+    except TypeError as odd:  # a value deepcopy cannot copy: not JSON's
+        raise ValueError(f"a {FORMAT} snapshot holding a value that is not JSON data: {odd}") \
+            from None
     try:
         _with_split_choosing(data)
         _check_shape(data)
@@ -154,6 +160,38 @@ def _check_shape(data: Mapping[str, Any]) -> None:
                              "states")
     if not all(isinstance(q, list) and len(q) == 2 for q in data["queued_triggers"]):
         raise ValueError("queued_triggers holds an entry that is not an [order, item] pair")
+    _check_scalars(data, players)
+
+
+def _check_scalars(data: Mapping[str, Any], players: list[str]) -> None:
+    """The counts and player fields, which the rules compare and look up at the next action:
+    a string for a count, or a player that is none, would fail there instead."""
+    if not _is_count(data["victory_score"]) or data["victory_score"] < 1:
+        raise ValueError(f"victory_score is {data['victory_score']!r}, not a whole number from 1")
+    for name in ("scores", "deck"):
+        for player, count in data[name].items():
+            if not _is_count(count):
+                raise ValueError(f"{name}[{player!r}] is {count!r}, not a whole number from 0")
+    if data["turn_player"] not in players:
+        raise ValueError(f"turn_player is {data['turn_player']!r}, not one of the players")
+    for name in ("winner", "focus", "priority"):
+        if data[name] is not None and data[name] not in players:
+            raise ValueError(f"{name} is {data[name]!r}, neither null nor one of the players")
+    pending = data["pending"]
+    if pending is not None and not (
+            isinstance(pending, Mapping) and pending.get("player") in players
+            and pending.get("kind") in _CHOICES and isinstance(pending.get("options"), list)
+            and (pending["kind"] != "damage" or _is_count(pending.get("total")))):
+        raise ValueError("pending is neither null nor a choice (player, kind: "
+                         f"{' or '.join(_CHOICES)}, options, and a damage choice's total)")
+
+
+#: the kinds of pending choice: which staged contest opens, and a combat's damage
+_CHOICES = ("battlefield", "damage")
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _state(data: Mapping[str, Any]) -> GameState:
@@ -198,7 +236,9 @@ def _with_split_choosing(data: Mapping[str, Any]) -> None:
     ``choosing_combat``. A snapshot from before names the one state; the choice's options tell
     which it was: staged Combats, or staged Showdowns (offered only without a staged Combat)."""
     configs, pending = data.get("configs"), data.get("pending")
-    scheduler = configs.get("scheduler") if isinstance(configs, dict) else None
+    if not isinstance(configs, dict):
+        return  # a shape _check_shape refuses with its own message
+    scheduler = configs.get("scheduler")
     if not isinstance(scheduler, list) or _CHOOSING_BEFORE_THE_SPLIT not in scheduler:
         return  # a snapshot of now, or a shape _check_shape refuses with its own message
     options = pending.get("options") if isinstance(pending, Mapping) else None
