@@ -3,18 +3,28 @@
 The stable API for other programs::
 
     from engine import Game, IllegalAction, ScenarioError
+
+The names below are loaded when first used (PEP 562), not when ``engine`` is imported: the
+``riftchart`` command's entry point (:mod:`engine.cli`) is inside this package, and it must
+start before the engine loads to be able to answer Ctrl-C during the load.
 """
 
-from importlib import metadata as _metadata
+import importlib as _importlib
+import typing as _typing
 
-from .actions import Action, Add, Assign, Choose, EndTurn, Move, Pass, Play
-from .errors import ActionInProgress, IllegalAction, RiftchartError, ScenarioError
-from .game import Game
+if _typing.TYPE_CHECKING:  # what type checkers and editors see: the same names, loaded at once
+    from .actions import Action, Add, Assign, Choose, EndTurn, Move, Pass, Play
+    from .errors import ActionInProgress, IllegalAction, RiftchartError, ScenarioError
+    from .game import Game
 
-try:
-    __version__ = _metadata.version("riftchart")
-except _metadata.PackageNotFoundError:  # the sources on sys.path, not installed
-    __version__ = "unknown"
+#: each name of the API, and the module that defines it
+_HOMES = {
+    **dict.fromkeys(("Action", "Add", "Assign", "Choose", "EndTurn", "Move", "Pass", "Play"),
+                    "actions"),
+    **dict.fromkeys(("ActionInProgress", "IllegalAction", "RiftchartError", "ScenarioError"),
+                    "errors"),
+    "Game": "game",
+}
 
 __all__ = [
     "Action",
@@ -31,3 +41,29 @@ __all__ = [
     "RiftchartError",
     "ScenarioError",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "__version__":
+        value: object = _version()
+    elif name in _HOMES:
+        value = getattr(_importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def _version() -> str:
+    """The installed distribution's version (reading it costs most of what importing
+    ``engine`` would otherwise cost, so it too waits until asked)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("riftchart")
+    except metadata.PackageNotFoundError:  # the sources on sys.path, not installed
+        return "unknown"
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "__version__"})

@@ -351,6 +351,6 @@ def _print_invariants(invariants: list[Invariant], out: TextIO, as_json: bool) -
 
 
 if __name__ == "__main__":  # pragma: no cover - handy for profiling: python -m engine.check
-    from .cli import main as command  # its closed and failing streams handled as riftchart's
+    from .commands import main as command  # closed and failing streams handled as riftchart's
 
     raise SystemExit(command(["check", *sys.argv[1:]]))

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -608,9 +609,40 @@ def test_version_is_the_installed_distributions(capsys):
     assert capsys.readouterr().out == f"riftchart {version('riftchart')}\n"
     assert engine.__version__ == version("riftchart")
     # the package shows its API and its modules, not what it used to find its version
-    shown = {name for name, value in vars(engine).items()
-             if not name.startswith("_") and not isinstance(value, type(engine))}
+    shown = {name for name in dir(engine)
+             if not name.startswith("_") and not isinstance(getattr(engine, name), type(engine))}
     assert shown == set(engine.__all__)
+
+
+def test_importing_engine_loads_no_engine_until_the_api_is_used() -> None:
+    """The command's entry point starts before the engine loads, so that it can answer Ctrl-C
+    during the load (below); the API's names load when first used."""
+    script = ("import sys, engine, engine.cli\n"
+              "print(sorted(m for m in sys.modules if m.startswith(('engine.', 'statecharts'))))\n"
+              "from engine import Game, Move\n"
+              "print(Game.__module__, Move.__name__, 'engine.game' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert done.stdout.splitlines() == ["['engine.cli']", "engine.game Move True"]
+
+
+class _InterruptedLoad:
+    """An import hook that is Ctrl-C pressed while engine.commands loads."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name == "engine.commands":
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_the_engine_loads_is_one_line_and_exit_130(
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine
+
+    monkeypatch.delitem(sys.modules, "engine.commands")
+    monkeypatch.delattr(engine, "commands")
+    monkeypatch.setattr(sys, "meta_path", [_InterruptedLoad(), *sys.meta_path])
+    assert cli.main(["demo"]) == cli.INTERRUPTED == 130
+    assert capsys.readouterr() == ("", "riftchart: interrupted\n")
 
 
 @pytest.mark.parametrize(("argv", "usage"), [
