@@ -338,7 +338,6 @@ def perform(table: Table, action: Action) -> None:
         chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)], "add")
         table.send("priority", "resolve_at_once")
     elif isinstance(action, Choose):
-        table.say(f"{action.player} chooses {action.battlefield}", "CR 323")
         table.send("scheduler", "choose", battlefield=action.battlefield)
     elif isinstance(action, Assign):
         combat.answer_damage_choice(table, action.player, dict(action.damage))

@@ -40,10 +40,13 @@ def offer_choice(table: Table, rule: str, options: list[str], kind: str) -> None
               "first", rule)
 
 
-def open_chosen(table: Table, bf: str, event: str) -> None:
+def open_chosen(table: Table, bf: str, event: str, rule: str) -> None:
     """The chosen battlefield's contest opens (``event``: the scheduler's choice was of
-    Showdowns or of Combats)."""
-    table.state.pending = None
+    Showdowns or of Combats, ``rule`` the one that opens such a contest)."""
+    s = table.state
+    assert s.pending is not None, "the scheduler takes a choice only while one is pending"
+    table.say(f"{s.pending['player']} chooses {bf}", rule)
+    s.pending = None
     table.send(battlefield_key(bf), event)
 
 

@@ -390,10 +390,10 @@ class SchedulerModel(Model):
         self.table.send(battlefield_key(bf), "open_combat")
 
     def open_chosen_showdown(self) -> None:
-        contest.open_chosen(self.table, self.args["battlefield"], "open_showdown")
+        contest.open_chosen(self.table, self.args["battlefield"], "open_showdown", self.rule)
 
     def open_chosen_combat(self) -> None:
-        contest.open_chosen(self.table, self.args["battlefield"], "open_combat")
+        contest.open_chosen(self.table, self.args["battlefield"], "open_combat", self.rule)
 
 
 class TurnModel(Model):

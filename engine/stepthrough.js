@@ -39,21 +39,48 @@
     return found;
   }
 
+  // a chart zoomed in one step stays zoomed, scrolled to the same place, in the next: so a
+  // reader can follow one corner of a large chart from step to step
+  function zoomsOf(section) {
+    var zooms = {};
+    section.querySelectorAll("figure.chart.zoomed").forEach(function (figure) {
+      zooms[figure.getAttribute("data-chart")] = [figure.scrollLeft, figure.scrollTop];
+    });
+    return zooms;
+  }
+  function applyZooms(section, zooms) {
+    section.querySelectorAll("figure.chart").forEach(function (figure) {
+      var kept = zooms[figure.getAttribute("data-chart")];
+      figure.classList.toggle("zoomed", Boolean(kept));
+      if (kept) { figure.scrollLeft = kept[0]; figure.scrollTop = kept[1]; }
+    });
+  }
+
   function show(index) {
     if (last < 0) { return; }
     index = Math.max(0, Math.min(last, index));
     var focused = document.activeElement;
     var onChart = focused && focused.matches && focused.matches("figure.chart");
+    var onNav = focused && focused.matches && focused.matches("#steps-nav button");
+    var zooms = zoomsOf(sections[current]);
     sections[current].hidden = true;
     navButtons[current].removeAttribute("aria-current");
+    navButtons[current].tabIndex = -1;
     current = index;
     fillCharts(sections[current]);
     sections[current].hidden = false;
+    applyZooms(sections[current], zooms);
+    // the steps list is one stop for Tab (its current step), not one per step
     navButtons[current].setAttribute("aria-current", "step");
+    navButtons[current].tabIndex = 0;
+    if (onNav) { navButtons[current].focus(); }
     label.textContent = "Step " + sections[current].getAttribute("data-step") +
       " of " + sections[last].getAttribute("data-step");
     prev.disabled = current === 0;
     next.disabled = current === last;
+    // a button that has just become disabled would drop the keyboard to the page's start
+    if (focused === prev && prev.disabled && !next.disabled) { next.focus(); }
+    if (focused === next && next.disabled && !prev.disabled) { prev.focus(); }
     document.body.setAttribute("data-current", String(current));
     if (onChart) {
       var again = sameChart(sections[current], focused);
@@ -74,7 +101,19 @@
   });
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+    // N and P step from anywhere, a zoomed chart included
+    if (event.key === "n" || event.key === "p") {
+      show(current + (event.key === "n" ? 1 : -1));
+      event.preventDefault();
+      return;
+    }
     var on = document.activeElement;
+    if ((event.key === "ArrowDown" || event.key === "ArrowUp") && on && on.matches &&
+        on.matches("#steps-nav button")) {
+      show(current + (event.key === "ArrowDown" ? 1 : -1));
+      event.preventDefault();
+      return;
+    }
     if ((event.key === "ArrowRight" || event.key === "ArrowLeft") && on && on.matches &&
         on.matches("figure.chart.zoomed, section.step .text") &&
         on.scrollWidth > on.clientWidth) {

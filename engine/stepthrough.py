@@ -170,8 +170,9 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     page = out / f"{stem}.html"
     # drawn before anything is written: without Graphviz, no empty folder is left behind
     frames = [lit_charts(record) for record in result.steps]
+    names = file_keys([lit.key for lit in frames[0]]) if frames else {}
     svgs = {
-        folder / f"step-{record.index:03d}-{file_key(lit.key)}.svg": lit.svg()
+        folder / f"step-{record.index:03d}-{names[lit.key]}.svg": lit.svg()
         for record, charts in zip(result.steps, frames, strict=True)
         for lit in charts
     }
@@ -201,9 +202,25 @@ def file_key(key: str) -> str:
     return "-".join(_file_part(part) for part in key.split(":", 1))
 
 
-def _file_part(text: str) -> str:
+def file_keys(keys: Sequence[str]) -> dict[str, str]:
+    """:func:`file_key` of each chart key, except where two would differ only in case
+    (battlefields ``A`` and ``a``: one file on macOS and Windows): the later one is written
+    wholly encoded (``battlefield-~61``), which no plain id's name can be."""
+    names: dict[str, str] = {}
+    seen: set[str] = set()
+    for key in keys:
+        name = file_key(key)
+        if name.casefold() in seen:
+            chart, _, ident = key.partition(":")
+            name = f"{chart}-{_file_part(ident, every=True)}"
+        seen.add(name.casefold())
+        names[key] = name
+    return names
+
+
+def _file_part(text: str, every: bool = False) -> str:
     return "".join(
-        ch if ch.isascii() and (ch.isalnum() or ch in "_-") else
+        ch if not every and ch.isascii() and (ch.isalnum() or ch in "_-") else
         "".join(f"~{byte:02X}" for byte in ch.encode("utf-8"))
         for ch in text
     )
@@ -258,9 +275,12 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
         f'<button type="button" id="next"{" disabled" if len(result.steps) < 2 else ""}>'
         "next \u2192</button>",
         '<span class="hint" id="zoom-hint">Left/Right arrow keys step (on a zoomed chart or a '
-        "focused state table, they scroll it); click a chart, or Tab to it and press Enter, "
-        "to zoom</span>",
+        "focused state table, they scroll it), N and P step from anywhere; click a chart, or "
+        "Tab to it and press Enter, to zoom (a zoomed chart stays zoomed from step to "
+        "step)</span>",
         "</div>",
+        '<p class="legend"><span class="swatch lit"></span> active state '
+        '<span class="swatch taken"></span> transition just taken</p>',
         "<noscript><p>Without script the steps follow one another, each with its charts' "
         "active states in words; the pictures of the first step are drawn, and every step's "
         "are the SVG files in the folder beside this page.</p></noscript>",
@@ -314,16 +334,21 @@ def inline_svg(svg: str) -> str:
     lowered = body.lower()
     if "<script" in lowered or "<foreignobject" in lowered:
         raise ValueError("refusing to inline an SVG with script or foreign content")
-    return body.strip()
+    # the figure is described in words (its step's active states); its drawing's hundreds of
+    # labels and internal names are not for a screen reader to read out
+    return body.strip().replace("<svg ", '<svg aria-hidden="true" ', 1)
 
 
 def _steps_nav(result: RunResult) -> str:
     items = []
     for position, record in enumerate(result.steps):
-        current = ' aria-current="step"' if position == 0 else ""
+        # one stop for Tab, the current step's (the script moves it), not one per step;
+        # the title gives the whole step where the list cuts it short
+        current = ' aria-current="step" tabindex="0"' if position == 0 else ' tabindex="-1"'
+        said = describe(record.do)
         items.append(
-            f'<li><button type="button" data-goto="{position}"{current}>'
-            f'<span class="n">{record.index}</span> {_e(describe(record.do))}</button></li>'
+            f'<li><button type="button" data-goto="{position}"{current} title="{_e(said)}">'
+            f'<span class="n">{record.index}</span> {_e(said)}</button></li>'
         )
     return (f'<nav class="needs-script"><h2>Steps</h2><ol id="steps-nav">{"".join(items)}</ol>'
             "</nav>")
@@ -426,7 +451,9 @@ def _trace_html(lines: Sequence[str], *, setup: bool) -> str:
 def _taken_html(taken: Sequence[TransitionTaken]) -> str:
     # in the order they were taken, across charts: that is how the rules flowed
     items = [
-        f"<li><code>{_e(step.chart)}</code> {_e(step.source)} \u2192 {_e(step.target)} "
+        # the chart named as the pictures and the active states name it: ``battlefield A``
+        f'<li><span class="chart-name">{_e(chart_caption(step.chart))}</span>: '
+        f"{_e(step.source)} \u2192 {_e(step.target)} "
         f"on <code>{_e(step.event)}</code>{_guard_html(step)} "
         f"<span class=\"rule\">({_e(step.rule)})</span></li>"
         for step in taken
@@ -454,7 +481,9 @@ def _state_html(state: Mapping[str, Any], previous: Mapping[str, Any] | None) ->
         mark = ' class="changed"' if changed else ""
         # said in words as well as by the colour
         said = ' <span class="mark">(changed)</span>' if changed else ""
-        rows.append(f"<tr{mark}><th>{_e(key)}{said}</th><td>{_value_html(value)}</td></tr>")
+        # a long key (scored_this_turn) may break after an underscore: the column stays narrow
+        head = _e(key).replace("_", "_<wbr>")
+        rows.append(f"<tr{mark}><th>{head}{said}</th><td>{_value_html(value)}</td></tr>")
     return f'<table class="state">{"".join(rows)}</table>'
 
 

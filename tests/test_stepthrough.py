@@ -24,7 +24,7 @@ import pytest
 
 from engine import stepthrough, writable
 from engine.diagrams import ACTIVE_FILL, TAKEN_COLOUR
-from engine.runner import OK, RunResult, run_file
+from engine.runner import OK, RunResult, describe, run_file
 
 #: A contest at one battlefield: step 1 opens a Showdown, so the battlefield chart's lit
 #: states change between step 0 (setup) and step 1.
@@ -173,6 +173,11 @@ def test_each_step_names_its_active_states_in_words_not_by_colour_alone(tmp_path
     assert "contest.showdown.non_combat" in opened["battlefield A"]
     assert "contest_status.contested" in opened["battlefield A"]
     assert setup["focus"] == ["nobody"] and opened["focus"] == ["holding"]
+    # the transitions taken name their charts as the active states and pictures do
+    (taken,) = re.findall(r'<h3>Transitions taken</h3>\s*<ol class="taken">(.*?)</ol>',
+                          sections[1], re.DOTALL)
+    charts = re.findall(r'<li><span class="chart-name">([^<]*)</span>: ', taken)
+    assert charts and set(charts) <= set(setup) and "battlefield A" in charts
     # every picture can be focused and is described by its chart's line
     for section in sections:
         figures = re.findall(r'<figure class="chart[^>]*>', section)
@@ -459,6 +464,23 @@ def test_file_names_of_odd_battlefield_ids_stay_in_their_folder() -> None:
     odd = stepthrough.file_key("battlefield:../x/<y>~")
     assert "/" not in odd and ".." not in odd and "<" not in odd
     assert stepthrough.file_key("battlefield:a~2F") != stepthrough.file_key("battlefield:a/")
+
+
+def test_battlefield_ids_that_differ_only_in_case_get_pictures_of_their_own(
+        tmp_path: Path) -> None:
+    """``A`` and ``a`` would be one file on macOS and Windows: the later is written encoded."""
+    assert stepthrough.file_keys(["battlefield:A", "battlefield:a", "battlefield:b", "focus"]) \
+        == {"battlefield:A": "battlefield-A", "battlefield:a": "battlefield-~61",
+            "battlefield:b": "battlefield-b", "focus": "focus"}
+    path = tmp_path / "cases.yaml"
+    path.write_text(
+        "name: cases\nplayers: [P1, P2]\nbattlefields: [{id: A}, {id: a}]\n"
+        "units: [{id: U1, controller: P1, might: 1, at: base}]\n"
+        "steps:\n  - move: {player: P1, units: [U1], to: a}\n", encoding="utf-8")
+    written = stepthrough.write_lit_run(_run(path), tmp_path / "out")
+    step_one = sorted(p.name for p in written if p.name.startswith("step-001-battlefield"))
+    assert step_one == ["step-001-battlefield-A.svg", "step-001-battlefield-~61.svg"]
+    assert len({p.name.casefold() for p in written}) == len(written)
 
 
 # --- escaping -----------------------------------------------------------------------------
@@ -811,3 +833,66 @@ def test_the_steps_list_sits_below_a_tall_header_and_arrows_scroll_a_zoomed_char
     browser.press("Enter", 13)  # unzoomed, the arrows step again
     browser.press("ArrowRight", 39)
     assert browser.evaluate(_LAYOUT)["label"] != layout["label"]
+
+
+_ZOOM = """(() => {
+  const figure = document.querySelector(
+    'main > section.step:not([hidden]) figure.chart[data-chart="battlefield:A"]');
+  return {
+    step: figure.closest("section.step").dataset.step,
+    zoomed: figure.classList.contains("zoomed"),
+    left: figure.scrollLeft,
+    focused: document.activeElement === figure,
+  };
+})()"""
+
+
+def test_a_zoomed_chart_stays_zoomed_and_n_and_p_step_from_it(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """Following one corner of a large chart: zoomed and scrolled at one step, the same chart
+    is zoomed and scrolled there at the next; N and P step while the arrows scroll it."""
+    _open(browser, tmp_path, "showdown", "Showdown at A")
+    browser.evaluate('document.querySelector("main > section.step:not([hidden]) '
+                     'figure.chart[data-chart=\\"battlefield:A\\"]").focus()')
+    browser.press("Enter", 13)
+    browser.evaluate('document.activeElement.scrollLeft = 120')
+    before = browser.evaluate(_ZOOM)
+    assert before["zoomed"] and before["left"] == 120 and before["step"] == "0"
+    browser.press("n", 78, "KeyN")
+    after = browser.evaluate(_ZOOM)
+    assert after == {"step": "1", "zoomed": True, "left": 120, "focused": True}
+    browser.press("ArrowRight", 39)  # scrolls the zoomed chart, does not step
+    assert browser.evaluate(_ZOOM)["step"] == "1"
+    browser.press("p", 80, "KeyP")
+    assert browser.evaluate(_ZOOM)["step"] == "0"
+    browser.press("Enter", 13)  # unzoomed here, unzoomed in the next step too
+    browser.press("n", 78, "KeyN")
+    assert not browser.evaluate(_ZOOM)["zoomed"]
+
+
+def test_the_steps_list_is_one_tab_stop_and_the_keyboard_is_never_dropped(
+    tmp_path: Path, browser: Browser
+) -> None:
+    result = _open(browser, tmp_path, "showdown", "Showdown at A")
+    stops = 'document.querySelectorAll("#steps-nav button[tabindex=\\"0\\"]").length'
+    assert browser.evaluate(stops) == 1
+    # the list's current step takes the keyboard; Down and Up step through the list
+    browser.evaluate('document.querySelector("#steps-nav button[tabindex=\\"0\\"]").focus()')
+    browser.press("ArrowDown", 40)
+    browser.press("ArrowDown", 40)
+    assert browser.evaluate("document.activeElement.getAttribute('data-goto')") == "2"
+    assert browser.evaluate(stops) == 1
+    # a step cut short in the list is whole in its title
+    assert browser.evaluate("document.activeElement.title") == describe(result.steps[2].do)
+    # "next" disabled at the last step hands the keyboard to "previous"
+    browser.evaluate('document.getElementById("next").focus()')
+    for _ in range(len(result.steps)):
+        browser.evaluate('document.getElementById("next").click()')
+    assert browser.evaluate("document.getElementById('next').disabled")
+    assert browser.evaluate("document.activeElement.id") == "prev"
+    # the drawings are not read out; the words beside them are
+    hidden = browser.evaluate('[...document.querySelectorAll("figure.chart svg")]'
+                              '.every(svg => svg.getAttribute("aria-hidden") === "true")')
+    assert hidden
+    assert "active state" in browser.evaluate('document.querySelector(".legend").innerText')
