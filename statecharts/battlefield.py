@@ -144,6 +144,9 @@ class Battlefield(RiftChart):
                     damage_step = State()
 
                     class resolution(State.Compound):
+                        # each state is the task that comes next, which the transition out of
+                        # it does: a task's triggers resolve in the state after it, before
+                        # the next task (so end_combat is lit while task 3's triggers resolve)
                         kill_and_recall = State(initial=True)
                         decide_result = State()
                         settle_control = State()
