@@ -17,6 +17,8 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors see: the same names,
     from .errors import ActionInProgress, IllegalAction, RiftchartError, ScenarioError
     from .game import Game
 
+    __version__: str
+
 #: each name of the API, and the module that defines it
 _HOMES = {
     **dict.fromkeys(("Action", "Add", "Assign", "Choose", "EndTurn", "Move", "Pass", "Play"),
@@ -43,15 +45,25 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    if name == "__version__":
-        value: object = _version()
-    elif name in _HOMES:
-        value = getattr(_importlib.import_module(f".{_HOMES[name]}", __name__), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # found directly from now on
-    return value
+if not _typing.TYPE_CHECKING:  # hidden from type checkers, which see the names above
+
+    def __getattr__(name: str) -> object:
+        if name == "__version__":
+            value = _version()
+        elif name in _HOMES:
+            value = getattr(_importlib.import_module(f".{_HOMES[name]}", __name__), name)
+        else:
+            # a module of the package (``engine.actions.from_step`` after ``import engine``,
+            # as when the package loaded its modules at once)
+            try:
+                value = _importlib.import_module(f".{name}", __name__)
+            except ModuleNotFoundError as missing:
+                if missing.name != f"{__name__}.{name}":
+                    raise  # the module is there, and what it imports is not
+                raise AttributeError(
+                    f"module {__name__!r} has no attribute {name!r}") from None
+        globals()[name] = value  # found directly from now on
+        return value
 
 
 def _version() -> str:

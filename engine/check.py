@@ -121,14 +121,14 @@ def _not_for_profile(named: list[str] | None, chosen: list, prepared: Prepared,
                      rules: str | None) -> str | None:
     """Invariants named with --invariant must all be the profile's (by default, those that are
     not are listed in the report as not for it). The message says where the profile came
-    from: --rules, the file's ``rules:``, or the default."""
+    from: --rules or the file's ``rules:``."""
     profile = prepared.start.profile
     missing = [inv.name for inv in chosen if not inv.applies_to(profile)]
     if not missing or (named is None and len(missing) < len(chosen)):
         return None
-    file = prepared.scenario.path
-    source = ("--rules" if rules else f"{file}, rules:" if (prepared.document or {}).get("rules")
-              else f"the default: {file} names no rules")
+    # today only the seed profile has invariants of its own, and it is the default: a file
+    # can only lack one by naming cr-1.4 in its rules
+    source = "--rules" if rules else f"{prepared.scenario.path}, rules:"
     return (f"--invariant {', '.join(missing)}: not an invariant of profile {profile} "
             f"(from {source}; see --list)")
 
@@ -322,8 +322,10 @@ def _print_summary(summary: dict, out: TextIO) -> None:
     if summary.get("graph"):
         out.write(f"  {summary['graph']}\n")
     if summary["expects_not_checked"]:
-        out.write(f"the file's {counted(summary['expects_not_checked'], 'expect step')} "
-                  "(expect, expect_error) are not checked here: `riftchart run` checks them\n")
+        n = summary["expects_not_checked"]
+        out.write(f"the file's {counted(n, 'expect step')} (expect, expect_error) "
+                  f"{'is' if n == 1 else 'are'} not checked here: `riftchart run` checks "
+                  f"{'it' if n == 1 else 'them'}\n")
     out.write(f"invariants checked: {', '.join(summary['invariants'])}\n")
     if summary["not_applicable"]:
         out.write(f"not for this profile: {', '.join(summary['not_applicable'])}\n")

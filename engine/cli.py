@@ -1,7 +1,7 @@
 """The `riftchart` command's entry point. It loads the engine only once it runs, so that
 Ctrl-C while the engine loads (most of a second) is one line and exit code 130, as it is
 later (:mod:`engine.commands` has the commands); for that, ``import engine`` loads nothing
-but the version until the API is used."""
+until a name of the API (or the version) is asked for."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def chart_dot(
     for root in chart.root_ids:
         lines += _dot_state(chart, root, active, 1)
     ends = [(_dot_ends(chart, t.source, target), t)
-            for t in chart.transitions for target in t.targets]
+            for t in chart.transitions for target in t.drawn_targets]
     for (tail, head, clips), transitions in _same_ends(ends):
         lines.append(_dot_edge(chart, tail, head, clips, transitions, taken_set))
     lines.append("}")
@@ -298,7 +298,7 @@ def _mermaid_body(
     edges = []
     for transition in placed.get(parent, ()):
         source = _in_scope(chart, transition.source, parent)
-        for target in transition.targets:
+        for target in transition.drawn_targets:
             label = transition_label(transition, chart)
             if source != transition.source:
                 label += f" (from {transition.source})"
@@ -346,7 +346,7 @@ def _transitions_by_scope(chart: CompiledChart) -> dict[str | None, list[Transit
     """
     placed: dict[str | None, list[Transition]] = {}
     for transition in chart.transitions:
-        scope = _common_scope(chart, (transition.source, *transition.targets))
+        scope = _common_scope(chart, (transition.source, *transition.drawn_targets))
         placed.setdefault(scope, []).append(transition)
     return placed
 

@@ -327,6 +327,6 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
             game.apply(actions.from_step(step.kind, step.args))
         except IllegalAction as refused:
             field_path = f"steps[{step.index - 1}].{step.kind}"
-            raise ScenarioError(path, field_path, f"refused: {refused}", step.line) from None
+            raise ScenarioError(label, field_path, f"refused: {refused}", step.line) from None
         prefix.append(step.as_mapping())
     return Prepared(scenario, game.state, prefix, plain(parse_yaml(text, label)))

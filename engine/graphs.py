@@ -56,7 +56,7 @@ def chart_graph(name: str) -> nx.MultiDiGraph:
             order=info.order,
         )
     for transition in chart.transitions:
-        for index, target in enumerate(transition.targets):
+        for index, target in enumerate(transition.drawn_targets):
             graph.add_edge(
                 transition.source,
                 target,
@@ -140,7 +140,7 @@ def _export(name: str, fmt: str) -> str | bytes:
 
 
 def _edge_key(transition: Transition, index: int) -> str:
-    if len(transition.targets) == 1:
+    if len(transition.drawn_targets) == 1:
         return f"t{transition.order}"
     return f"t{transition.order}.{index}"
 

@@ -42,7 +42,14 @@ class Transition:
 
     @property
     def target(self) -> str:
-        return self.targets[0]
+        """The first target; a transition without one stays in its source."""
+        return self.targets[0] if self.targets else self.source
+
+    @property
+    def drawn_targets(self) -> tuple[str, ...]:
+        """Where the pictures draw the transition to: its targets, or its source for one
+        without a target (a loop, as its source stays active)."""
+        return self.targets or (self.source,)
 
     def guard_text(self) -> str:
         return " and ".join(name if wanted else f"not {name}" for name, wanted in self.guards)
@@ -392,4 +399,8 @@ class FastRuntime:
 
 # python-statemachine's runtimes, named here beside the fast one; they live apart because
 # their model sets its guards as attributes, which a compiled class (setup.py) cannot hold
-from .reference_runtime import CheckedRuntime, ReferenceRuntime  # noqa: E402,F401
+# (``X as X``: re-exported, for type checkers too)
+from .reference_runtime import (  # noqa: E402
+    CheckedRuntime as CheckedRuntime,
+    ReferenceRuntime as ReferenceRuntime,
+)

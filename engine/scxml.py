@@ -64,7 +64,9 @@ def _state(chart: CompiledChart, state_id: str, depth: int) -> list[str]:
 
 
 def _transition(transition: Transition, depth: int) -> str:
-    attributes = {"event": transition.event, "target": " ".join(transition.targets)}
+    attributes = {"event": transition.event}
+    if transition.targets:  # SCXML: a transition without a target leaves the states as they are
+        attributes["target"] = " ".join(transition.targets)
     if transition.guards:
         attributes["cond"] = transition.guard_text()
     if transition.internal:

@@ -107,7 +107,7 @@ def load(data: Mapping[str, Any]) -> GameState:
     configuration naming no state of its chart, a count that is no whole number, a player
     field naming no player...) is a ValueError naming the field; beyond that the data is
     trusted to be a dump's (a game writes it). A field it does not know is
-    left aside (``resolving``, which earlier dumps wrote)."""
+    left aside (``resolving``, which earlier dumps wrote), though it too must be JSON data."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
     try:

@@ -101,9 +101,10 @@
   });
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
-    // N and P step from anywhere, a zoomed chart included
-    if (event.key === "n" || event.key === "p") {
-      show(current + (event.key === "n" ? 1 : -1));
+    // N and P step from anywhere, a zoomed chart included (Caps Lock or not)
+    var letter = event.key.length === 1 ? event.key.toLowerCase() : "";
+    if (letter === "n" || letter === "p") {
+      show(current + (letter === "n" ? 1 : -1));
       event.preventDefault();
       return;
     }

@@ -620,10 +620,14 @@ def test_importing_engine_loads_no_engine_until_the_api_is_used() -> None:
     script = ("import sys, engine, engine.cli\n"
               "print(sorted(m for m in sys.modules if m.startswith(('engine.', 'statecharts'))))\n"
               "from engine import Game, Move\n"
-              "print(Game.__module__, Move.__name__, 'engine.game' in sys.modules)\n")
+              "print(Game.__module__, Move.__name__, 'engine.game' in sys.modules)\n"
+              # the package's modules are reached from it, as when it loaded them at once
+              "import engine as e\n"
+              "print(e.actions.from_step('pass', 'P1'), e.scenario.load_scenario.__name__)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=ROOT, check=True)
-    assert done.stdout.splitlines() == ["['engine.cli']", "engine.game Move True"]
+    assert done.stdout.splitlines() == ["['engine.cli']", "engine.game Move True",
+                                        "Pass(player='P1') load_scenario"]
 
 
 class _InterruptedLoad:
@@ -689,6 +693,10 @@ def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "no violation" in done.stdout and "<stdin>" in done.stdout
+    refused = EXAMPLE.replace("steps:\n", "steps:\n  - pass: P2\n", 1)
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "check", "-"], input=refused,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("<stdin>: steps[0].pass: refused: ")
     # from Python too: run_file("-") reads sys.stdin's bytes
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(EXAMPLE.encode())))
     result = run_file("-")

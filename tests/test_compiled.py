@@ -27,7 +27,8 @@ FFA = str(ROOT / "models" / "ffa_three_players.yaml")
 #: output on the build the tests below compare with the sources' byte for byte
 ON_THE_BUILD = ("test_api_contract.py", "test_diagrams_drift.py", "test_embedding.py",
                 "test_explore.py", "test_exports.py", "test_profiles_and_multiplayer.py",
-                "test_scenario_loader.py", "test_scenarios.py", "test_trace_wording.py",
+                "test_runtime_semantics.py", "test_scenario_loader.py", "test_scenarios.py",
+                "test_trace_wording.py",
                 "test_determinism.py::test_replaying_the_log_gives_the_same_game",
                 "test_determinism.py::"
                 "test_a_mid_game_snapshot_plus_the_rest_of_the_log_gives_the_same_end",

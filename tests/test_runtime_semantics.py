@@ -23,6 +23,7 @@ class Corners(StateChart):
             l2 = State()
             advance = l1.to(l2)
             poke = l2.to(None)  # no target: the configuration stays as it is
+            halt = l1.to(l2)  # conflicts with both's own `halt`, and is inside it: it wins
             spin = l2.to.itself(internal=True)
 
         class right(State.Compound):
@@ -41,6 +42,7 @@ class Corners(StateChart):
     jump = idle.to([both.left.l2, both.right.r2])  # one transition, two targets
     leave = both.to(idle)
     quit = both.to(idle)
+    halt = both.to(idle)
 
 
 CHART = CompiledChart("corners", Corners)
@@ -75,6 +77,10 @@ def _after(events: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     # comes first; without r2's, both's is taken
     (["enter", "advance", "quit"], IN_BOTH | {"l2", "r1"}),
     (["enter", "quit"], {"idle"}),
+    # the inner one found first (the left region's), the outer one (found for the right
+    # region) dropped; once l1 is left, both's is taken
+    (["enter", "halt"], IN_BOTH | {"l2", "r1"}),
+    (["enter", "halt", "halt"], {"idle"}),
 ])
 def test_the_compiled_tables_move_as_python_statemachine(
         events: list[str], expected: set[str]) -> None:
@@ -98,3 +104,26 @@ def test_an_atomic_states_internal_transition_into_itself_changes_nothing() -> N
     compiled, reference = _after(["enter", "advance", "spin"])
     assert compiled == IN_BOTH | {"l2", "r2"}
     assert reference == IN_BOTH | {"l2", "r1", "r2"}, "python-statemachine changed: compare"
+
+
+def test_a_transition_without_a_target_stays_in_its_source_in_every_export(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An observer is told source -> source, the pictures and graphs draw a loop, and the
+    SCXML transition has no target attribute (SCXML's targetless transition)."""
+    import xml.etree.ElementTree as ET
+
+    from engine.diagrams import chart_dot, chart_mermaid
+    from engine.graphs import chart_graph
+    from engine.scxml import chart_scxml
+    from statecharts import CHARTS
+
+    monkeypatch.setitem(CHARTS, "corners", Corners)
+    (poke,) = [t for t in CHART.transitions if t.event == "poke"]
+    assert (poke.targets, poke.target, poke.drawn_targets) == ((), "l2", ("l2",))
+    assert '"l2" -> "l2" [label=<poke<br' in chart_dot("corners")
+    assert "l2 --> l2 : poke<br/>spin" in chart_mermaid("corners")  # with spin, a loop too
+    assert [(u, v) for u, v, data in chart_graph("corners").edges(data=True)
+            if data["event"] == "poke"] == [("l2", "l2")]
+    root = ET.fromstring(chart_scxml("corners"))
+    (element,) = [e for e in root.iter() if e.get("event") == "poke"]
+    assert "target" not in element.attrib
