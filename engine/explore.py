@@ -31,9 +31,8 @@ from .errors import IllegalAction, ScenarioError
 from .expansion import Expanded, Expansion, Settings, itself, successor
 from .game import Game
 from .invariants import Invariant
-from .scenario import STDIN, STDIN_LABEL, Scenario, load_scenario_text, read_scenario_text
+from .scenario import Scenario, load_scenario_document
 from .scenario_fields import plain
-from .scenario_yaml import parse_yaml
 from .state import GameState
 from .statekeys import Symmetry, state_key, stored_key
 from .workers import PARALLEL_FROM, Workers
@@ -313,9 +312,7 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
 
     Raises :class:`ScenarioError` for a bad file or a refused step.
     """
-    label = STDIN_LABEL if path == STDIN else path
-    text = read_scenario_text(path, label)
-    scenario = load_scenario_text(text, label)
+    scenario, document = load_scenario_document(path)
     if rules is not None:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario)
@@ -327,6 +324,7 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
             game.apply(actions.from_step(step.kind, step.args))
         except IllegalAction as refused:
             field_path = f"steps[{step.index - 1}].{step.kind}"
-            raise ScenarioError(label, field_path, f"refused: {refused}", step.line) from None
+            raise ScenarioError(scenario.path, field_path, f"refused: {refused}",
+                                step.line) from None
         prefix.append(step.as_mapping())
-    return Prepared(scenario, game.state, prefix, plain(parse_yaml(text, label)))
+    return Prepared(scenario, game.state, prefix, plain(document))

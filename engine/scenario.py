@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from engine.errors import ScenarioError
 from engine.scenario_checks import Checker
@@ -67,8 +67,8 @@ from engine.scenario_yaml import check_shape, parse_yaml
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_INT", "MAX_NODES", "MAX_STEPS", "BattlefieldSpec",
            "CardSpec", "Scenario", "Step", "TriggerSpec", "UnitSpec", "UnitTemplate",
-           "STDIN", "STDIN_LABEL", "load_scenario", "load_scenario_stream", "load_scenario_text",
-           "read_scenario_text"]
+           "STDIN", "STDIN_LABEL", "load_scenario", "load_scenario_document",
+           "load_scenario_stream", "load_scenario_text"]
 
 
 STDIN = "-"  # the file name that stands for standard input, as on the command line
@@ -85,29 +85,33 @@ def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = No
     """
     if isinstance(source, (str, os.PathLike)):
         path = os.fsdecode(source)
-        name = label if label is not None else STDIN_LABEL if path == STDIN else path
-        return load_scenario_text(read_scenario_text(path, name), name)
+        return load_scenario_document(path, label)[0]
     name = DICT_LABEL if label is None else label
     check_shape(source, name)
     return Checker(name).scenario(source)
 
 
-def read_scenario_text(path: str, label: str | None = None) -> str:
-    """The text of the scenario file ``path`` (``-``: standard input) as :func:`load_scenario`
-    reads it, for a caller that keeps the text too; errors as it gives them."""
-    if path == STDIN:
-        return _read_stream(sys.stdin.buffer, STDIN_LABEL if label is None else label)
-    return _read_file(path, path if label is None else label)
+def load_scenario_document(path: str, label: str | None = None) -> tuple[Scenario, Any]:
+    """:func:`load_scenario` of the file ``path`` (``-``: standard input), and the file's data
+    as it was parsed (before any default is filled in), for a caller that keeps what the file
+    said: the model checker copies a counterexample's setup from it."""
+    name = label if label is not None else STDIN_LABEL if path == STDIN else path
+    text = _read_stream(sys.stdin.buffer, name) if path == STDIN else _read_file(path, name)
+    data = _parsed(text, name)
+    return Checker(name).scenario(data), data
 
 
 def load_scenario_text(text: str, label: str) -> Scenario:
     """Parse and validate YAML (or JSON) ``text``; errors name the source ``label``."""
+    return Checker(label).scenario(_parsed(text, label))
+
+
+def _parsed(text: str, label: str) -> Any:
     if not isinstance(text, str):
         raise ScenarioError(label, "<file>", "a scenario text must be a str")
     if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise ScenarioError(label, "<file>", f"larger than {MAX_FILE_BYTES} bytes")
-    data = parse_yaml(text, label)
-    return Checker(label).scenario(data)
+    return parse_yaml(text, label)
 
 
 def load_scenario_stream(stream: BinaryIO, label: str = STDIN_LABEL) -> Scenario:
