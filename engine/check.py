@@ -55,7 +55,19 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"riftchart check: --invariant {unknown.args[0]!r}: no such invariant "
                   "(see --list)\n")
         return INVALID
-    if args.list:  # every invariant, or those named with --invariant
+    if args.list:  # every invariant, or those named with --invariant, or the profile's
+        ignored = _search_options_given(args)
+        if ignored:  # said rather than ignored: --list searches nothing
+            err.write(f"riftchart check: --list names the invariants and searches nothing: "
+                      f"{', '.join(ignored)} would do nothing\n")
+            return INVALID
+        if args.rules:
+            missing = [inv.name for inv in chosen if not inv.applies_to(args.rules)]
+            if args.invariant and missing:
+                err.write(f"riftchart check: --invariant {', '.join(missing)}: not an "
+                          f"invariant of profile {args.rules} (from --rules)\n")
+                return INVALID
+            chosen = [inv for inv in chosen if inv.applies_to(args.rules)]
         _print_invariants(chosen, out, as_json=args.json)
         return OK
     try:
@@ -97,6 +109,18 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"riftchart check: cannot write {unwritten.filename}: {unwritten.strerror}\n")
         return INVALID
     return FAILED if report.violations else OK
+
+
+_SEARCH_OPTIONS = ("max_turns", "max_states", "symmetry", "workers", "max_targets", "graph",
+                   "out")
+
+
+def _search_options_given(args: argparse.Namespace) -> list[str]:
+    """The search's options given other values than their defaults, as the command line
+    spells them."""
+    parser = args.parser
+    return [f"--{name.replace('_', '-')}" for name in _SEARCH_OPTIONS
+            if getattr(args, name) != parser.get_default(name)]
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:

@@ -141,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="explore every reachable state and check invariants")
     check.add_argument("file", nargs="?", help="a scenario: its setup, then its steps as a prefix")
     check.add_argument("--list", action="store_true",
-                       help="list the invariants (those named by --invariant, or all) and exit")
+                       help="list the invariants (those named by --invariant, or all; with "
+                            "--rules, that profile's) and exit")
     check.add_argument("--invariant", action="append", metavar="NAME",
                        help="check this invariant (repeat for more; default: all)")
     check.add_argument("--rules", choices=PROFILES, help="override the rules profile")

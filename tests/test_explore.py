@@ -127,6 +127,31 @@ def test_invariant_list_of_the_named_ones(capsys: pytest.CaptureFixture) -> None
     assert "--invariant 'bogus': no such invariant" in capsys.readouterr().err
 
 
+def test_invariant_list_of_a_profile(capsys: pytest.CaptureFixture) -> None:
+    """--list --rules lists that profile's invariants; one named that is not the profile's is
+    refused, as a search refuses it."""
+    assert cli.main(["check", "--list", "--rules", "cr-1.4"]) == 0
+    listed = {line.split(" ")[0] for line in capsys.readouterr().out.splitlines()
+              if not line.startswith(" ")}
+    assert listed == {inv.name for inv in invariants.all_invariants()
+                      if inv.applies_to("cr-1.4")}
+    assert "control_frozen_while_contested" not in listed
+    assert cli.main(["check", "--list", "--rules", "cr-1.4", "--invariant",
+                     "control_frozen_while_contested"]) == 2
+    assert capsys.readouterr().err == (
+        "riftchart check: --invariant control_frozen_while_contested: not an invariant of "
+        "profile cr-1.4 (from --rules)\n")
+
+
+def test_invariant_list_refuses_search_options(capsys: pytest.CaptureFixture) -> None:
+    """--list searches nothing: a search option given with it is said, not ignored."""
+    assert cli.main(["check", "--list", "--max-turns", "3", "--symmetry", "--out", "x"]) == 2
+    assert capsys.readouterr().err == (
+        "riftchart check: --list names the invariants and searches nothing: --max-turns, "
+        "--symmetry, --out would do nothing\n")
+    assert cli.main(["check", "--list", "--json", "--max-turns", "1"]) == 0  # the default
+
+
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code, report = _check([str(write_yaml(tmp_path, SMALL)), "--rules", "cr-1.4",
                            "--max-states", "50", "--out", str(tmp_path)], capsys)
