@@ -57,6 +57,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from engine.core import TransitionTaken
 from engine.diagrams import chart_dot, guard_label, render_svg, transition_label
@@ -170,18 +171,22 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     page = out / f"{stem}.html"
     # drawn before anything is written: without Graphviz, no empty folder is left behind
     frames = [lit_charts(record) for record in result.steps]
-    names = file_keys([lit.key for lit in frames[0]]) if frames else {}
-    svgs = {
-        folder / f"step-{record.index:03d}-{names[lit.key]}.svg": lit.svg()
-        for record, charts in zip(result.steps, frames, strict=True)
-        for lit in charts
-    }
-    text = render_page(result, frames)
+    svgs = {folder / file: lit.svg() for _, file, lit in _picture_files(result, frames)}
+    text = render_page(result, frames, pictures_folder=stem)
     check_writable(folder, [*svgs, page])
     # the page last, so it is moved into place last
     write_whole(folder, {**svgs, page: text})
     _remove_stale(folder, set(svgs))
     return sorted([*svgs, page])
+
+
+def _picture_files(result: RunResult, frames: Sequence[Sequence[LitChart]]
+                   ) -> list[tuple[int, str, LitChart]]:
+    """Each step's charts, with the step's number and their SVG file's name,
+    ``step-NNN-<chart>.svg``, in the order of the steps and, within one, of the pictures."""
+    names = file_keys([lit.key for lit in frames[0]]) if frames else {}
+    return [(record.index, f"step-{record.index:03d}-{names[lit.key]}.svg", lit)
+            for record, charts in zip(result.steps, frames, strict=True) for lit in charts]
 
 
 def _remove_stale(folder: Path, written: set[Path]) -> None:
@@ -229,7 +234,8 @@ def _file_part(text: str, every: bool = False) -> str:
 # --- the page -----------------------------------------------------------------------------
 
 
-def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None = None) -> str:
+def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None = None,
+                pictures_folder: str | None = None) -> str:
     """The step-through page of ``result`` as one self-contained HTML document.
 
     ``frames`` are the lit charts of each step (computed from ``result`` when not given).
@@ -240,14 +246,21 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
     ``<ul class="active">``, which names its active states in words. The script hides every
     step but the one shown (without script all are shown, one after another, and the stepping
     controls and the steps list, ``.needs-script``, are not); ``#step-label`` reads "Step N
-    of M".
+    of M". With ``pictures_folder`` (the folder of the SVG files beside the page, as
+    :func:`write_lit_run` names it), a page read without script links each later step's
+    pictures, which only the script draws.
     """
     if frames is None:
         frames = [lit_charts(record) for record in result.steps]
+    links: dict[int, list[tuple[str, LitChart]]] = {}
+    if pictures_folder is not None:
+        for index, file, lit in _picture_files(result, frames):
+            links.setdefault(index, []).append((f"{pictures_folder}/{file}", lit))
     pictures = _Pictures()
     # step 0 carries its charts inline, so the page shows a whole step even without script
     sections = [
-        _step_section(result, position, frames[position], pictures, inline=position == 0)
+        _step_section(result, position, frames[position], pictures, inline=position == 0,
+                      links=links.get(result.steps[position].index, []))
         for position in range(len(result.steps))
     ]
     last = result.steps[-1].index if result.steps else 0
@@ -283,7 +296,8 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
         '<span class="swatch taken"></span> transition just taken</p>',
         "<noscript><p>Without script the steps follow one another, each with its charts' "
         "active states in words; the pictures of the first step are drawn, and every step's "
-        "are the SVG files in the folder beside this page.</p></noscript>",
+        "are the SVG files in the folder beside this page"
+        + (", linked from each step" if links else "") + ".</p></noscript>",
         "</header>",
         '<div id="layout">',
         _steps_nav(result),
@@ -361,6 +375,7 @@ def _step_section(
     pictures: _Pictures,
     *,
     inline: bool,
+    links: Sequence[tuple[str, LitChart]] = (),
 ) -> str:
     record = result.steps[position]
     previous = result.steps[position - 1].state if position else None
@@ -388,6 +403,10 @@ def _step_section(
     ]
     for number, lit in enumerate(charts):
         parts.append(_figure_html(lit, pictures, _active_id(position, number), inline=inline))
+    if links and not inline:  # the script draws these pictures; without it, they are files
+        anchors = " \u00b7 ".join(f'<a href="{_e(quote(href))}">{_e(lit.caption)}</a>'
+                                  for href, lit in links)
+        parts.append(f'<noscript><p class="pictures">Charts (SVG): {anchors}</p></noscript>')
     parts += ["</div>", "</section>"]
     return "\n".join(part for part in parts if part)
 

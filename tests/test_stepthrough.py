@@ -812,6 +812,14 @@ def test_without_script_every_step_reads_one_after_another(
     assert empty == 0
     assert "Without script the steps follow one another" in layout["text"]
     assert "P2 passes Focus; every player has passed in a row (CR 348)" in layout["text"]
+    # each later step links its pictures, which only the script would draw: the files written
+    links = browser.evaluate('[...document.querySelectorAll("section.step")].map(s => '
+                             '[...s.querySelectorAll("p.pictures a")].map(a => a.href))')
+    assert links[0] == []  # the setup's pictures are in the page
+    written = sorted(p.as_uri() for p in (tmp_path / "out" / "showdown").glob("*.svg"))
+    later = [link for step in links[1:] for link in step]
+    assert sorted(later) == [uri for uri in written if "step-000-" not in uri]
+    assert all(len(step) == len(links[1]) > 0 for step in links[1:])
 
 
 def test_the_steps_list_sits_below_a_tall_header_and_arrows_scroll_a_zoomed_chart(
