@@ -46,9 +46,11 @@ def check(s: GameState, action: Action) -> None:
         _check_choice(s, action)
         return
     if s.pending:
+        # pass and add are refused by the timing rule that says so (rules 11.3, D4); the rest
+        # wait for the choice, which is its procedure's (Cleanup, the damage step)
         raise IllegalAction(
             f"{s.pending['player']} must first answer the pending {s.pending['kind']} choice",
-            choice_rule(s.pending["kind"]),
+            "rules 11.3" if isinstance(action, (Pass, Add)) else choice_rule(s.pending["kind"]),
         )
     _CHECKS[type(action)](s, action)
 

@@ -219,6 +219,9 @@ def _damage(table: Table, uid: str, amount: int, ctx: Context) -> None:
     table.say(f"{table.name(uid)} is dealt {amount} damage", "CR 417")
 
 
+RECALLED_INSTEAD = "CR 442.2.c"  # a required move to a place the unit may not go
+
+
 def _recall(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     recall(table, uid, "CR 450")
 
@@ -239,11 +242,13 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
             problem = destination_problem(s, unit.controller, to)
             if problem:
                 # a required move recalls instead (rules.md 8, CR 442.2.c); from the base
-                # that is staying there
-                stays = ": it stays in its base" if unit.at == "base" else ""
-                table.say(f"{table.name(uid)} cannot go to {to} ({problem.reason}){stays}",
+                # that is staying there, said all the same: the rule decided it
+                table.say(f"{table.name(uid)} cannot go to {to} ({problem.reason})",
                           problem.rule)
-                recall(table, uid, "CR 442.2.c")
+                if unit.at == "base":
+                    table.say(f"{table.name(uid)} is recalled instead: it stays in "
+                              f"{unit.controller}'s base", RECALLED_INSTEAD)
+                recall(table, uid, RECALLED_INSTEAD)
                 continue
         move(table, uid, to, "rules 11.8")  # a move by an effect, not a Standard Move
 

@@ -202,13 +202,14 @@ def test_teams_that_do_not_alternate_are_invalid(tmp_path):
 
 def test_a_required_move_from_the_base_says_the_unit_stays_there(tmp_path):
     """A required move to a battlefield the unit cannot go to recalls it instead (rules.md 8):
-    from a battlefield the recall says so, from its base the trace says it stays there."""
+    from a battlefield the recall says so, from its base the trace says it stays there, citing
+    the recall's rule either way."""
     data = yaml.safe_load((SCENARIO_DIR / "003_flow_ffa_bystander.yaml").read_text("utf-8"))
     data["units"] = [u if u["id"] != "F1" else {**u, "at": "base"} for u in data["units"]]
     path = write_yaml(tmp_path, data, "from_base.yaml")
     lines = trace_lines(path)
-    assert "F1 cannot go to A (the Combat there does not involve P3): it stays in its base " \
-           "(CR 442.2.a)" in lines
+    at = lines.index("F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)")
+    assert lines[at + 1] == "F1 is recalled instead: it stays in P3's base (CR 442.2.c)"
     original = trace_lines(SCENARIO_DIR / "003_flow_ffa_bystander.yaml")
     at = original.index("F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)")
     assert original[at + 1] == "F1 is recalled to P3's base (CR 442.2.c)"

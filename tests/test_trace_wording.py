@@ -39,17 +39,23 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("046", None, "P1 keeps Focus: the Attacker [profile cr-1.4] (CR 459.2.c)"),
     # Cleanup step 2 gives a unit arriving mid-combat its side's designation
     ("021", None, "Cleanup: U2 is now an Attacker at A (CR 323.2)"),
-    # the damage choice is announced, and refusals while it waits cite the damage step
+    # the damage choice is announced; pass and add while a choice waits are refused by the
+    # timing rule that says so, other actions by the choice's procedure
     ("042", None, "P1 is to assign 4 damage among E1, E2 (CR 460.2.c)"),
     ("042", None,
-     "refused as expected: P1 must first answer the pending damage choice (CR 460.2.c)"),
+     "refused as expected: P1 must first answer the pending damage choice (rules 11.3)"),
+    ("104", None,
+     "refused as expected: P1 must first answer the pending battlefield choice (rules 11.3)"),
+    ("104", None,
+     "refused as expected: P1 must first answer the pending battlefield choice (CR 323)"),
     # Priority coming back to the turn player in Neutral Open is said
     ("001", None, "P1, the turn player, has Priority in Neutral Open (CR 312.2.a)"),
     # "you" is no one: said in the rules' words, not the file's keys
     ("059", None, 'gaining 1 point does nothing: the battlefield has no controller, so "you" is '
                   'no one (S 184.6.c)'),
     # a teammate's battlefield is no destination by rules.md 8 (seed 001 speaks of units)
-    ("226", None, "U2 cannot go to D (a teammate controls it): it stays in its base (rules 8)"),
+    ("226", None, "U2 cannot go to D (a teammate controls it) (rules 8)"),
+    ("226", None, "U2 is recalled instead: it stays in P1's base (CR 442.2.c)"),
     # the choice says what is offered
     ("002", None, "Showdowns are staged at A, B; P1 chooses which opens first (CR 323.11)"),
     # a Standard Move: its cost, then its effect
@@ -98,7 +104,8 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("038", "no longer an Attacker"),  # a recalled unit leaves the Combat, designation and all
     ("245", "no longer an Attacker"),  # the Combat's end removes designations, not Cleanup
     ("039", "no longer a"),  # a unit that dies leaves its designation with the board (D20)
-    ("226", "is recalled"),  # a required move that cannot be made leaves a unit in its base
+    # a required move that cannot be made leaves a unit in its base: not "recalled to" it
+    ("226", "is recalled to"),
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
