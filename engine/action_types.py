@@ -241,6 +241,10 @@ _STEP_FIELDS = {"move": ("player", "units", "to"), "play": ("player", "card"),
                 "choose": ("player", "battlefield"), "assign": ("player", "damage")}
 _STEP_OPTIONAL = {"play": ("targets", "to")}
 _PLAYER_STEPS = {"pass": Pass, "add": Add, "end_turn": EndTurn}
+#: the steps that take an action, in the order the scenario format lists them, and those of
+#: them whose payload is a player id
+ACTION_STEPS = ("move", "play", "pass", "add", "choose", "assign", "end_turn")
+PLAYER_STEPS = tuple(_PLAYER_STEPS)
 
 
 def from_step(kind: str, args: Any) -> Action:
@@ -253,7 +257,7 @@ def from_step(kind: str, args: Any) -> Action:
         return as_action(_PLAYER_STEPS[kind](args))
     if kind not in _STEP_FIELDS:
         raise ValueError(f"not an action step: {kind!r} (one of "
-                         f"{', '.join(sorted([*_STEP_FIELDS, *_PLAYER_STEPS]))})")
+                         f"{', '.join(sorted(ACTION_STEPS))})")
     needed = _STEP_FIELDS[kind]
     if not isinstance(args, Mapping):
         raise TypeError(f"a {kind} step's payload is a mapping of {', '.join(needed)}, "

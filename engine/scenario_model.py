@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.action_types import from_step, to_step
+from engine.action_types import ACTION_STEPS, from_step, to_step
 from engine.state import PROFILES
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -39,10 +39,7 @@ TIMINGS = ("none", "action", "reaction")
 TARGETED_EFFECTS = ("stun", "kill", "recall", "return_to_hand", "take_control")
 AMOUNT_EFFECTS = ("damage", "gain_points", "draw")
 EFFECTS = ("move", *TARGETED_EFFECTS, "damage", "play_unit", "gain_points", "draw", "sequence")
-STEP_KINDS = (
-    "move", "play", "pass", "add", "choose", "assign", "end_turn", "expect", "expect_error",
-)
-PLAYER_STEPS = ("pass", "add", "end_turn")
+STEP_KINDS = (*ACTION_STEPS, "expect", "expect_error")
 GAME_STATES = ("neutral-open", "neutral-closed", "showdown-open", "showdown-closed")
 SHOWDOWN_KINDS = ("non-combat", "combat")
 STAGED_KINDS = ("showdown", "combat")

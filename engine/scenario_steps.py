@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from engine.action_types import PLAYER_STEPS
 from engine.scenario_fields import At, FieldChecks, listed, plain
 from engine.scenario_model import (
     CHOICE_KINDS,
@@ -13,7 +14,6 @@ from engine.scenario_model import (
     EXPECT_KEYS,
     GAME_STATES,
     MAX_STEPS,
-    PLAYER_STEPS,
     SHOWDOWN_KINDS,
     STAGED_KINDS,
     STEP_KINDS,
