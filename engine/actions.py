@@ -283,7 +283,8 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
         raise IllegalAction(f"the pending choice is {pending['player']}'s", rule)
     if isinstance(action, Choose):
         if action.battlefield not in pending["options"]:
-            raise IllegalAction(f"{action.battlefield} is not one of {pending['options']}", rule)
+            raise IllegalAction(f"{action.battlefield} is not one of the options, "
+                                f"{', '.join(pending['options'])}", rule)
         return
     plan = {uid: n for uid, n in action.damage if n}
     if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in action.damage):
@@ -292,13 +293,19 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
         raise IllegalAction("a unit is named twice", rule)
     for uid, _ in action.damage:
         if uid not in pending["options"]:
-            raise IllegalAction(f"{uid} is not one of {pending['options']}", rule)
+            raise IllegalAction(f"{uid} is not one of the options, "
+                                f"{', '.join(pending['options'])}", rule)
     if not combat.is_legal_assignment(pending["total"], _damage_targets(s), plan):
         raise IllegalAction(
-            f"{plan} is not a legal assignment of {pending['total']} damage: lethal damage in "
-            "full before the next unit, Tanks first, Backline last",
+            f"{_assignment_words(plan)} is not a legal assignment of {pending['total']} damage: "
+            "lethal damage in full before the next unit, Tanks first, Backline last",
             rule,
         )
+
+
+def _assignment_words(plan: dict[str, int]) -> str:
+    """``3 to E1, 1 to E2``: an assignment as a message says it (``nothing`` if empty)."""
+    return ", ".join(f"{n} to {uid}" for uid, n in plan.items()) or "nothing"
 
 
 def assignment_options(s: GameState) -> list[dict[str, int]]:

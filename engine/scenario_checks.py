@@ -100,6 +100,9 @@ class Checker(StepChecks):
             if len(members) != 2:
                 self.fail(where, f"a team has two players, got {len(members)}")
             result.append(self.distinct(members, where, self.player))
+            for place, player in enumerate(result[-1]):
+                if any(player in team for team in result[:-1]):
+                    self.fail(where.item(members, place), f"{quoted(player)} is in two teams")
         wanted = {frozenset(self.players[0::2]), frozenset(self.players[1::2])}
         if {frozenset(team) for team in result} != wanted:
             first, second = self.players[0::2], self.players[1::2]
@@ -286,17 +289,21 @@ class Checker(StepChecks):
                                  "ability names its units, or enemies_here")
         elif targets is not None:
             targets = self.units_list(targets, where, allow_empty=True)
-        self.check_trigger_needs(effect, targets, at.key(entry, "effect"))
+        self.check_trigger_needs(effect, targets, at.key(entry, "effect"), where)
         return TriggerSpec(when=when, effect=effect, targets=targets)
 
-    def check_trigger_needs(self, effect: dict[str, Any], targets: Any, at: At) -> None:
+    def check_trigger_needs(self, effect: dict[str, Any], targets: Any, at: At,
+                            targets_at: At) -> None:
         """A trigger has no play step to give its effect units or a destination: an effect
-        that takes its units from the play needs the trigger's ``targets``, and a move needs
-        its own ``to`` (else it could never do anything)."""
+        that takes its units from the play needs the trigger's ``targets``, naming a unit or a
+        selector, and a move needs its own ``to`` (else it could never do anything)."""
         wants_targets, wants_to = needs(effect)
         if wants_targets and targets is None:
             self.fail(at, "this effect takes its units from the play, which a trigger does not "
                           "have: give the trigger 'targets' or the effect 'units'")
+        if wants_targets and targets == ():
+            self.fail(targets_at, "names no unit, so the trigger's effect could never act: "
+                                  "name one, or a selector")
         if wants_to == Destination.MUST:
             self.fail(at, "a trigger's move needs its own 'to': no play step chooses it")
 
@@ -327,6 +334,7 @@ class Checker(StepChecks):
             self.optional_name(argument, where)
             self.integer(*self.field(argument, "might", where))
             self.optional(argument, "keywords", where, (), self.read_keywords)
+            # a `play` trigger may fire: the unit can return to a hand and be played
             self.optional(argument, "triggers", where, (), self.read_triggers)
             self.optional(argument, "to", where, None, self.destination)
         else:  # sequence

@@ -263,11 +263,6 @@ class FieldChecks:
         self.check_ref(ident, at, self.units.__contains__, "unit")
         return ident
 
-    def unit_refs(self, value: Any, at: At) -> tuple[str, ...]:
-        """Units a step names: each a known unit; whether the list is empty or names one twice
-        is for the rules to judge (the step is refused), not a fault of the file."""
-        return self.each(value, at, self.unit)
-
     def units_list(self, value: Any, at: At, *, allow_empty: bool = False) -> tuple[str, ...]:
         items = self.sequence(value, at)
         if not items and not allow_empty:

@@ -47,30 +47,30 @@ class StepChecks(FieldChecks):
             self.fail(where, f"{problem}; expected one of: {listed(kinds)}")
         args: Any
         if kind in PLAYER_STEPS:
-            args = self.player(payload, where)
+            args = self.actor(payload, where)
         elif kind == "move":
             move = self.mapping(payload, where)
             self.keys(move, where, required=("player", "units", "to"))
-            args = {"player": self.player(*self.field(move, "player", where)),
+            args = {"player": self.actor(*self.field(move, "player", where)),
                     "units": self.unit_refs(*self.field(move, "units", where)),
-                    "to": self.destination(*self.field(move, "to", where))}
+                    "to": self.place_ref(*self.field(move, "to", where))}
         elif kind == "play":
             play = self.mapping(payload, where)
             self.keys(play, where, required=("player", "card"), optional=("targets", "to"))
-            card, card_at = self.field(play, "card", where)
-            args = {"player": self.player(*self.field(play, "player", where)),
-                    "card": self.card_ref(card, card_at),
+            args = {"player": self.actor(*self.field(play, "player", where)),
+                    "card": self.step_ref(*self.field(play, "card", where), "card"),
                     "targets": self.optional(play, "targets", where, (), self.unit_refs),
-                    "to": self.optional(play, "to", where, None, self.destination)}
+                    "to": self.optional(play, "to", where, None, self.place_ref)}
         elif kind == "choose":
             choose = self.mapping(payload, where)
             self.keys(choose, where, required=("player", "battlefield"))
-            args = {"player": self.player(*self.field(choose, "player", where)),
-                    "battlefield": self.battlefield(*self.field(choose, "battlefield", where))}
+            args = {"player": self.actor(*self.field(choose, "player", where)),
+                    "battlefield": self.step_ref(*self.field(choose, "battlefield", where),
+                                                 "battlefield")}
         elif kind == "assign":
             assign = self.mapping(payload, where)
             self.keys(assign, where, required=("player", "damage"))
-            args = {"player": self.player(*self.field(assign, "player", where)),
+            args = {"player": self.actor(*self.field(assign, "player", where)),
                     "damage": self.unit_amounts(*self.field(assign, "damage", where))}
         elif kind == "expect":
             args = self.expect(payload, where)
@@ -78,19 +78,39 @@ class StepChecks(FieldChecks):
             args = self.step(payload, where, index, nested=True)
         return Step(kind=kind, args=args, line=at.line, index=index)
 
-    def card_ref(self, value: Any, at: At) -> str:
-        """A card to play: a card in a hand, or a unit (units return to hands)."""
+    # An action step names ids of the file; whether each is the kind of thing the action
+    # needs (a target that is a spell in hand, a move to a unit) is the rules' to judge, as
+    # the Python API's actions are: the step is refused, citing the rule (D15)
+
+    def step_ref(self, value: Any, at: At, what: str) -> str:
+        """An id of the file, named where an action wants a ``what``."""
         ident = self.id_text(value, at)
-        if ident not in self.cards and ident not in self.units:
-            self.fail(at, self.not_a("card", ident))
+        if ident not in self.ids:
+            self.fail(at, f"unknown {what} {quoted(ident)}")
         return ident
+
+    def actor(self, value: Any, at: At) -> str:
+        """The player a step names: a player, or another id of the file (refused when
+        played); an id the file lacks is said with the players' names."""
+        if isinstance(value, str) and value in self.ids and value not in self.players:
+            return value
+        return self.player(value, at)
+
+    def place_ref(self, value: Any, at: At) -> str:
+        """A step's destination: ``base``, or an id of the file."""
+        return "base" if value == "base" else self.step_ref(value, at, "battlefield")
+
+    def unit_refs(self, value: Any, at: At) -> tuple[str, ...]:
+        """Units a step names; whether the list is empty, names one twice or names something
+        else is for the rules to judge (the step is refused), not a fault of the file."""
+        return self.each(value, at, lambda item, where: self.step_ref(item, where, "unit"))
 
     def unit_amounts(self, value: Any, at: At) -> dict[str, int]:
         amounts = self.mapping(value, at)
         result = {}
         for unit, amount in amounts.items():
             where = at.key(amounts, unit)
-            result[self.unit(unit, where)] = self.integer(amount, where)
+            result[self.step_ref(unit, where, "unit")] = self.integer(amount, where)
         return result
 
     # ---- expect --------------------------------------------------------------------------

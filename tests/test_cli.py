@@ -293,18 +293,47 @@ name: steps the rules judge
 players: [P1, P2]
 battlefields: [{id: A}]
 units: [{id: U1, controller: P1, might: 1, at: base}]
-hands: {P1: [{id: S1, type: spell, timing: action, effect: {stun: {}}}]}
+hands: {P1: [{id: S1, type: spell, timing: action, effect: {stun: {}}},
+             {id: S2, type: spell, timing: action, effect: {move: {}}}]}
 steps:
   - expect_error: {move: {player: P1, units: [U1, U1], to: A}}
   - expect_error: {move: {player: P1, units: [], to: A}}
   - expect_error: {play: {player: P1, card: S1, targets: [U1, U1]}}
+  # ids of the file that name something else than the step wants (D15)
+  - expect_error: {move: {player: P1, units: [S1], to: A}}
+  - expect_error: {move: {player: P1, units: [U1], to: S1}}
+  - expect_error: {play: {player: P1, card: S1, targets: [A]}}
+  - expect_error: {play: {player: P1, card: S1, targets: [S2]}}
+  - expect_error: {play: {player: P1, card: S2, targets: [U1], to: P2}}
+  - expect_error: {play: {player: P1, card: A}}
+  - expect_error: {choose: {player: P1, battlefield: U1}}
+  - expect_error: {assign: {player: P1, damage: {A: 1}}}
+  - expect_error: {pass: U1}
 """
+
+#: each refusal of the steps above, and the rule it cites
+RULES_THAT_REFUSE = [
+    "a Standard Move names one or more different units (CR 144)",
+    "a Standard Move names one or more different units (CR 144)",
+    "a unit is targeted once at most (CR 355.5)", "S1 is not on the board (CR 144)",
+    "'S1' is not a battlefield or base (CR 144)", "target A is not a unit on the board "
+    "(CR 355.9.a)", "target S2 is not a unit on the board (CR 355.9.a)",
+    "'P2' is not a battlefield or base (CR 355.4.a)", "A is not in P1's hand (CR 419.1.a)",
+    "no battlefield choice is pending (CR 323)", "no damage choice is pending (CR 460.2.c)",
+    "'U1' is not a player (CR 116.1)",
+]
 
 
 def test_a_step_the_rules_refuse_is_not_a_bad_file(tmp_path):
-    """Naming a unit twice, or none, is for the rules to refuse (exit 0 under expect_error,
-    1 as a plain step), not a fault of the file (exit 2 is for bad keys and ids)."""
-    assert riftchart("run", write(tmp_path, "s.yaml", STEPS_THE_RULES_JUDGE)).returncode == 0
+    """Naming a unit twice, or none, or an id of the file that names something else than the
+    step wants (a spell as a unit, a unit as a destination), is for the rules to refuse (exit
+    0 under expect_error, 1 as a plain step), as the Python API refuses the same action: not a
+    fault of the file (exit 2 is for bad keys, and ids the file does not have)."""
+    done = riftchart("run", write(tmp_path, "s.yaml", STEPS_THE_RULES_JUDGE))
+    assert done.returncode == 0, done.stdout + done.stderr
+    refusals = [line.removeprefix("  refused as expected: ") for line in done.stdout.splitlines()
+                if line.startswith("  refused as expected: ")]
+    assert refusals == RULES_THAT_REFUSE
     plain = STEPS_THE_RULES_JUDGE.replace(
         "  - expect_error: {move: {player: P1, units: [U1, U1], to: A}}",
         "  - move: {player: P1, units: [U1, U1], to: A}")

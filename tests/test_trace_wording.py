@@ -46,6 +46,10 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
      "refused as expected: P1 must first answer the pending damage choice (rules 11.3)"),
     ("104", None,
      "refused as expected: P1 must first answer the pending battlefield choice (rules 11.3)"),
+    # an assignment refused is said in words, not in a programming language's notation
+    ("042", None, "refused as expected: 1 to E1, 3 to E2 is not a legal assignment of 4 damage: "
+                  "lethal damage in full before the next unit, Tanks first, Backline last "
+                  "(CR 460.2.c)"),
     ("104", None,
      "refused as expected: P1 must first answer the pending battlefield choice (CR 323)"),
     # Priority coming back to the turn player in Neutral Open is said
