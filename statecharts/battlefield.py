@@ -10,16 +10,17 @@ from statemachine import State
 from .base import RiftChart, cite
 
 
-def _sole_player_establishes_control(uncontrolled: State, controlled: State):
+def _sole_player_establishes_control(uncontrolled: State, controlled: State, rule: str):
     """At a contest's end the only player with units there establishes control, unless they
-    already have it (S 184.4): the same for a Showdown and a Combat."""
+    already have it: the same for a Showdown (S 184.4) and a Combat (CR 461.5), each citing
+    its own rule."""
     return cite(
-        "S 184.4",
+        rule,
         uncontrolled.to(
             controlled, cond="one_player_has_units_here", on="establish_control_for_sole_player"
         ),
     ) | cite(
-        "S 184.4",
+        rule,
         controlled.to.itself(
             cond=["one_player_has_units_here", "controller_has_no_units_here"],
             on="establish_control_for_sole_player",
@@ -63,7 +64,7 @@ class Battlefield(RiftChart):
             # establishes control if they do not control it (a controller alone there keeps
             # it, which is no Conquer); with nobody there nobody claims it
             claim_after_showdown = (
-                _sole_player_establishes_control(uncontrolled, controlled)
+                _sole_player_establishes_control(uncontrolled, controlled, "S 184.4")
                 | cite(
                     "S 184.4",
                     controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control")
@@ -74,7 +75,7 @@ class Battlefield(RiftChart):
             # combat resolution task 3: the player with units there establishes control (keeping
             # it is not conquering); with no units there the battlefield becomes uncontrolled
             claim_after_combat = (
-                _sole_player_establishes_control(uncontrolled, controlled)
+                _sole_player_establishes_control(uncontrolled, controlled, "CR 461.5")
                 | cite(
                     "CR 461.5",
                     controlled.to.itself(cond="controller_alone_has_units_here", on="keep_control"),

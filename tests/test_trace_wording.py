@@ -29,6 +29,9 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
                   "over (CR 467)"),
     ("020", None, "Cleanup: P1 wins with 8 points, more than any opponent; the game is over "
                   "(CR 467)"),
+    # control established at a contest's end cites the rule of that contest's end
+    ("001", None, "A: P1 establishes control (S 184.4)"),  # a Showdown
+    ("002", None, "C: P1 establishes control (CR 461.5)"),  # a Combat
     # the winner of a Combat, named with its side
     ("002", None, "Combat at C: P1 (Attacker) won (CR 461.3)"),
     ("019", None, "Combat at A: P1 (Defender) won (CR 461.3)"),
