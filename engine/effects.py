@@ -49,8 +49,10 @@ def destination_problem(s: GameState, player: str, bf: str) -> Refusal | None:
     combatants = _combatants(s, bf)
     if combatants and player not in combatants:
         return Refusal(f"the Combat there does not involve {player}", "CR 442.2.a")
-    if len([p for p in present if p != player]) >= 2:
-        return Refusal("units of three players would share it", "CR 444.2")
+    # CR 444.2 (never units of three players at one battlefield) needs no check of its own:
+    # two other players there are opponents, so a Combat that the player is not in (rules
+    # 11.10), or one of them is the player's teammate; the checker's no_three_players
+    # invariant holds it in every reachable state
     return None
 
 

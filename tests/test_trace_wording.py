@@ -32,6 +32,8 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     # control established at a contest's end cites the rule of that contest's end
     ("001", None, "A: P1 establishes control (S 184.4)"),  # a Showdown
     ("002", None, "C: P1 establishes control (CR 461.5)"),  # a Combat
+    # two opposing players there are a Combat before Cleanup stages it (rules 11.10)
+    ("063", None, "F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)"),
     # the winner of a Combat, named with its side
     ("002", None, "Combat at C: P1 (Attacker) won (CR 461.3)"),
     ("019", None, "Combat at A: P1 (Defender) won (CR 461.3)"),
