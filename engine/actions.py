@@ -93,7 +93,7 @@ def _check_unit_may_move(s: GameState, m: Move, uid: str) -> None:
     (from one battlefield to another only with Ganking)."""
     unit = s.units.get(uid)
     if unit is None or not unit.on_board:
-        raise IllegalAction(f"{uid} is not on the board", "CR 144")
+        raise IllegalAction(f"{uid} is not a unit on the board", "CR 144")
     if unit.controller != m.player:
         raise IllegalAction(f"{m.player} does not control {uid}", "CR 144")
     if unit.exhausted:
@@ -283,7 +283,7 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
         raise IllegalAction(f"the pending choice is {pending['player']}'s", rule)
     if isinstance(action, Choose):
         if action.battlefield not in pending["options"]:
-            raise IllegalAction(f"{action.battlefield} is not one of the options, "
+            raise IllegalAction(f"{action.battlefield} is not among the options: "
                                 f"{', '.join(pending['options'])}", rule)
         return
     plan = {uid: n for uid, n in action.damage if n}
@@ -293,8 +293,12 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
         raise IllegalAction("a unit is named twice", rule)
     for uid, _ in action.damage:
         if uid not in pending["options"]:
-            raise IllegalAction(f"{uid} is not one of the options, "
+            raise IllegalAction(f"{uid} is not among the options: "
                                 f"{', '.join(pending['options'])}", rule)
+    assigned = sum(plan.values())
+    if assigned != pending["total"]:
+        raise IllegalAction(f"{assigned} of {pending['total']} damage assigned: an assignment "
+                            "gives out all of it", rule)
     if not combat.is_legal_assignment(pending["total"], _damage_targets(s), plan):
         raise IllegalAction(
             f"{_assignment_words(plan)} is not a legal assignment of {pending['total']} damage: "
@@ -304,8 +308,8 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
 
 
 def _assignment_words(plan: dict[str, int]) -> str:
-    """``3 to E1, 1 to E2``: an assignment as a message says it (``nothing`` if empty)."""
-    return ", ".join(f"{n} to {uid}" for uid, n in plan.items()) or "nothing"
+    """``3 to E1, 1 to E2``: an assignment as a message says it."""
+    return ", ".join(f"{n} to {uid}" for uid, n in plan.items())
 
 
 def assignment_options(s: GameState) -> list[dict[str, int]]:

@@ -11,7 +11,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,9 +38,10 @@ SEARCH_FAILED = 3  # the exit code when a worker process ends in the middle of a
 # (the others are the run command's: OK, FAILED for a violation, INVALID for bad input)
 
 
-def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def main(args: argparse.Namespace, out: TextIO, err: TextIO,
+         given: Sequence[str] = ()) -> int:
     """``riftchart check``: 0 explored and nothing violated, 1 a violation, 2 bad input, 3 a
-    worker process lost."""
+    worker process lost. ``given`` names the search options the command line gave."""
     if args.list and args.file:
         # a search was meant, or a file's invariants: neither is what --list does
         err.write("riftchart check: --list names the invariants and takes no FILE\n")
@@ -56,16 +57,15 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   "(see --list)\n")
         return INVALID
     if args.list:  # every invariant, or those named with --invariant, or the profile's
-        ignored = _search_options_given(args)
-        if ignored:  # said rather than ignored: --list searches nothing
+        if given:  # said rather than ignored: --list searches nothing
             err.write(f"riftchart check: --list names the invariants and searches nothing: "
-                      f"{', '.join(ignored)} would do nothing\n")
+                      f"{', '.join(given)} would do nothing\n")
             return INVALID
         if args.rules:
             missing = [inv.name for inv in chosen if not inv.applies_to(args.rules)]
             if args.invariant and missing:
-                err.write(f"riftchart check: --invariant {', '.join(missing)}: not an "
-                          f"invariant of profile {args.rules} (from --rules)\n")
+                err.write(f"riftchart check: {_not_the_profiles(missing, args.rules, '--rules')}"
+                          "\n")
                 return INVALID
             chosen = [inv for inv in chosen if inv.applies_to(args.rules)]
         _print_invariants(chosen, out, as_json=args.json)
@@ -111,18 +111,6 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return FAILED if report.violations else OK
 
 
-_SEARCH_OPTIONS = ("max_turns", "max_states", "symmetry", "workers", "max_targets", "graph",
-                   "out")
-
-
-def _search_options_given(args: argparse.Namespace) -> list[str]:
-    """The search's options given other values than their defaults, as the command line
-    spells them."""
-    parser = args.parser
-    return [f"--{name.replace('_', '-')}" for name in _SEARCH_OPTIONS
-            if getattr(args, name) != parser.get_default(name)]
-
-
 def _bad_arguments(args: argparse.Namespace) -> str | None:
     if not args.file:
         return "a scenario FILE is needed (or --list)"
@@ -153,8 +141,12 @@ def _not_for_profile(named: list[str] | None, chosen: list, prepared: Prepared,
     # today only the seed profile has invariants of its own, and it is the default: a file
     # can only lack one by naming cr-1.4 in its rules
     source = "--rules" if rules else f"{prepared.scenario.path}, rules:"
+    return _not_the_profiles(missing, profile, f"{source}; see --list")
+
+
+def _not_the_profiles(missing: list[str], profile: str, source: str) -> str:
     return (f"--invariant {', '.join(missing)}: not an invariant of profile {profile} "
-            f"(from {source}; see --list)")
+            f"(from {source})")
 
 
 def _unwritable(args: argparse.Namespace, invariants: list[str]) -> str | None:

@@ -48,10 +48,20 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return compare.main(args.file, out, err, width=args.width)
 
 
+#: what `riftchart check` searches with when an option is not given
+SEARCH_DEFAULTS = {"max_turns": 1, "max_states": 200_000, "symmetry": False, "workers": 1,
+                   "max_targets": 1, "graph": None, "out": "counterexamples"}
+
+
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import check
 
-    return check.main(args, out, err)
+    given = [f"--{name.replace('_', '-')}" for name in SEARCH_DEFAULTS
+             if getattr(args, name) is not None]
+    for name, value in SEARCH_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    return check.main(args, out, err, given=given)
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -146,25 +156,30 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--invariant", action="append", metavar="NAME",
                        help="check this invariant (repeat for more; default: all)")
     check.add_argument("--rules", choices=PROFILES, help="override the rules profile")
-    check.add_argument("--max-turns", type=int, default=1, metavar="N",
-                       help="turn changes a path may make (default 1)")
-    check.add_argument("--max-states", type=int, default=200_000, metavar="N",
-                       help="stop discovering states past N (default 200000)")
-    check.add_argument("--symmetry", action="store_true",
-                       help="merge states that differ only by interchangeable units (twins, "
-                            "copies of a unit card in one hand)")
-    check.add_argument("--workers", type=int, default=1, metavar="N",
-                       help="processes to share the search (default 1)")
-    check.add_argument("--max-targets", type=int, default=1, metavar="N",
-                       help="try plays at every choice of at most N targets (default 1)")
-    check.add_argument("--graph", metavar="FILE", help="write the state graph (.graphml or .dot)")
     check.add_argument("--json", action="store_true", help="machine-readable report")
-    check.add_argument(
-        "--out",
-        metavar="DIR",
-        default="counterexamples",
-        help="where counterexample scenarios are written (default: counterexamples)",
-    )
+    # the search's options are None when not given (their defaults are filled in later), so
+    # that --list can say that one given would do nothing
+    search = check.add_argument_group("search options (not with --list)")
+    search.add_argument("--max-turns", type=int, metavar="N",
+                        help="turn changes a path may make "
+                             f"(default {SEARCH_DEFAULTS['max_turns']})")
+    search.add_argument("--max-states", type=int, metavar="N",
+                        help="stop discovering states past N "
+                             f"(default {SEARCH_DEFAULTS['max_states']})")
+    search.add_argument("--symmetry", action="store_true", default=None,
+                        help="merge states that differ only by interchangeable units (twins, "
+                             "copies of a unit card in one hand)")
+    search.add_argument("--workers", type=int, metavar="N",
+                        help="processes to share the search "
+                             f"(default {SEARCH_DEFAULTS['workers']})")
+    search.add_argument("--max-targets", type=int, metavar="N",
+                        help="try plays at every choice of at most N targets "
+                             f"(default {SEARCH_DEFAULTS['max_targets']})")
+    search.add_argument("--graph", metavar="FILE",
+                        help="write the state graph (.graphml or .dot)")
+    search.add_argument("--out", metavar="DIR",
+                        help="where counterexample scenarios are written "
+                             f"(default: {SEARCH_DEFAULTS['out']})")
     check.set_defaults(func=_cmd_check, parser=check)
 
     demo = sub.add_parser("demo", help="run the bundled scenarios and show their traces")

@@ -31,6 +31,9 @@ class Context:
 # --- destinations (rules.md section 8) ---------------------------------------------------
 
 
+RECALLED_INSTEAD = "CR 442.2.c"  # a unit required to go where it may not is recalled instead
+
+
 class Refusal(NamedTuple):
     """Why a battlefield is no destination now, and the rule that says so."""
 
@@ -51,8 +54,8 @@ def destination_problem(s: GameState, player: str, bf: str) -> Refusal | None:
         return Refusal(f"the Combat there does not involve {player}", "CR 442.2.a")
     # CR 444.2 (never units of three players at one battlefield) needs no check of its own:
     # two other players there are opponents, so a Combat that the player is not in (rules
-    # 11.10), or one of them is the player's teammate; the checker's no_three_players
-    # invariant holds it in every reachable state
+    # 11.10), or one of them is the player's teammate (the checker's no_three_players
+    # invariant watches for it)
     return None
 
 
@@ -221,9 +224,6 @@ def _damage(table: Table, uid: str, amount: int, ctx: Context) -> None:
     table.say(f"{table.name(uid)} is dealt {amount} damage", "CR 417")
 
 
-RECALLED_INSTEAD = "CR 442.2.c"  # a required move to a place the unit may not go
-
-
 def _recall(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     recall(table, uid, "CR 450")
 
@@ -250,7 +250,8 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
                 if unit.at == "base":
                     table.say(f"{table.name(uid)} is recalled instead: it stays in "
                               f"{unit.controller}'s base", RECALLED_INSTEAD)
-                recall(table, uid, RECALLED_INSTEAD)
+                else:
+                    recall(table, uid, RECALLED_INSTEAD)
                 continue
         move(table, uid, to, "rules 11.8")  # a move by an effect, not a Standard Move
 
@@ -351,7 +352,7 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if problem:
         table.say(f"{table.name(uid)} cannot stay at {at} ({problem.reason})", problem.rule)
-        recall(table, uid, "CR 442.2.c")
+        recall(table, uid, RECALLED_INSTEAD)
     elif at in table.state.fields:
         arrive(table, uid, at)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from engine.action_types import PLAYER_STEPS
+from engine.action_types import ACTION_STEPS, PLAYER_STEPS
 from engine.scenario_fields import At, FieldChecks, listed, plain
 from engine.scenario_model import (
     CHOICE_KINDS,
@@ -38,8 +38,7 @@ class StepChecks(FieldChecks):
                      for index, item in enumerate(items))
 
     def step(self, value: Any, at: At, index: int, nested: bool = False) -> Step:
-        kinds = tuple(kind for kind in STEP_KINDS
-                      if not nested or kind not in ("expect", "expect_error"))
+        kinds = ACTION_STEPS if nested else STEP_KINDS
         _, kind, payload, where = self.one_key(value, at, "a step", kinds)
         if kind not in kinds:
             problem = ("expect_error holds one action step" if kind in STEP_KINDS
@@ -47,30 +46,30 @@ class StepChecks(FieldChecks):
             self.fail(where, f"{problem}; expected one of: {listed(kinds)}")
         args: Any
         if kind in PLAYER_STEPS:
-            args = self.actor(payload, where)
+            args = self.player_ref(payload, where)
         elif kind == "move":
             move = self.mapping(payload, where)
             self.keys(move, where, required=("player", "units", "to"))
-            args = {"player": self.actor(*self.field(move, "player", where)),
+            args = {"player": self.player_ref(*self.field(move, "player", where)),
                     "units": self.unit_refs(*self.field(move, "units", where)),
                     "to": self.place_ref(*self.field(move, "to", where))}
         elif kind == "play":
             play = self.mapping(payload, where)
             self.keys(play, where, required=("player", "card"), optional=("targets", "to"))
-            args = {"player": self.actor(*self.field(play, "player", where)),
+            args = {"player": self.player_ref(*self.field(play, "player", where)),
                     "card": self.step_ref(*self.field(play, "card", where), "card"),
                     "targets": self.optional(play, "targets", where, (), self.unit_refs),
                     "to": self.optional(play, "to", where, None, self.place_ref)}
         elif kind == "choose":
             choose = self.mapping(payload, where)
             self.keys(choose, where, required=("player", "battlefield"))
-            args = {"player": self.actor(*self.field(choose, "player", where)),
+            args = {"player": self.player_ref(*self.field(choose, "player", where)),
                     "battlefield": self.step_ref(*self.field(choose, "battlefield", where),
                                                  "battlefield")}
         elif kind == "assign":
             assign = self.mapping(payload, where)
             self.keys(assign, where, required=("player", "damage"))
-            args = {"player": self.actor(*self.field(assign, "player", where)),
+            args = {"player": self.player_ref(*self.field(assign, "player", where)),
                     "damage": self.unit_amounts(*self.field(assign, "damage", where))}
         elif kind == "expect":
             args = self.expect(payload, where)
@@ -89,7 +88,7 @@ class StepChecks(FieldChecks):
             self.fail(at, f"unknown {what} {quoted(ident)}")
         return ident
 
-    def actor(self, value: Any, at: At) -> str:
+    def player_ref(self, value: Any, at: At) -> str:
         """The player a step names: a player, or another id of the file (refused when
         played); an id the file lacks is said with the players' names."""
         if isinstance(value, str) and value in self.ids and value not in self.players:

@@ -27,6 +27,7 @@ from engine import (
     Play,
     actions,
 )
+from engine.action_types import ACTION_STEPS, from_step, to_step
 from engine.actions import ACTION_TYPES
 from engine.runtime import CheckedRuntime
 from tests.conftest import ROOT
@@ -78,7 +79,8 @@ def test_an_assignment_naming_a_unit_outside_the_choice_is_refused(damage) -> No
     snapshot = game.snapshot()
     with pytest.raises(IllegalAction) as refused:
         game.apply(Assign("P1", damage))
-    assert refused.value.rule == "CR 460.2.c" and "is not one of" in refused.value.message
+    assert refused.value.rule == "CR 460.2.c"
+    assert "is not among the options: E1, E2" in refused.value.message
     assert game.snapshot() == snapshot and game.legal_actions()
 
 
@@ -641,3 +643,15 @@ def test_json_nested_too_deeply_is_a_value_error() -> None:
         deep = [deep]
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.restore({**data, "extra": deep})
+
+
+def test_the_action_steps_are_the_steps_of_every_action_type() -> None:
+    """ACTION_STEPS, which the scenario loader reads, names the step of each action type, in
+    the order ACTION_TYPES lists them, and nothing else; from_step reads each."""
+    examples = [Move("P1", ("U1",), "A"), Play("P1", "S1"), Pass("P1"), Add("P1"),
+                Choose("P1", "A"), Assign("P1", {"U1": 1}), EndTurn("P1")]
+    assert tuple(type(action) for action in examples) == ACTION_TYPES
+    steps = [to_step(action) for action in examples]
+    assert tuple(next(iter(step)) for step in steps) == ACTION_STEPS
+    for kind, step, action in zip(ACTION_STEPS, steps, examples, strict=True):
+        assert from_step(kind, step[kind]) == action

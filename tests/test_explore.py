@@ -149,7 +149,11 @@ def test_invariant_list_refuses_search_options(capsys: pytest.CaptureFixture) ->
     assert capsys.readouterr().err == (
         "riftchart check: --list names the invariants and searches nothing: --max-turns, "
         "--symmetry, --out would do nothing\n")
-    assert cli.main(["check", "--list", "--json", "--max-turns", "1"]) == 0  # the default
+    # even at its default value: it was given, and does nothing
+    assert cli.main(["check", "--list", "--json", "--max-turns", "1", "--graph", "g.dot"]) == 2
+    assert capsys.readouterr().err == (
+        "riftchart check: --list names the invariants and searches nothing: --max-turns, "
+        "--graph would do nothing\n")
 
 
 def test_control_freeze_is_a_seed_rule_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

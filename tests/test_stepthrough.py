@@ -800,7 +800,9 @@ def test_without_script_every_step_reads_one_after_another(
     tmp_path: Path, browser: Browser
 ) -> None:
     browser.call("Emulation.setScriptExecutionDisabled", value=True)
-    result = _open(browser, tmp_path, "showdown", "Showdown at A")
+    # a file name that a link must quote: a space, '#', '?' and '%'
+    stem = "show down #1?%"
+    result = _open(browser, tmp_path, stem, "Showdown at A")
     layout = browser.evaluate(_LAYOUT)
     assert layout["shown"] == len(result.steps)
     # no button that would do nothing, and the page says how to read it
@@ -816,7 +818,7 @@ def test_without_script_every_step_reads_one_after_another(
     links = browser.evaluate('[...document.querySelectorAll("section.step")].map(s => '
                              '[...s.querySelectorAll("p.pictures a")].map(a => a.href))')
     assert links[0] == []  # the setup's pictures are in the page
-    written = sorted(p.as_uri() for p in (tmp_path / "out" / "showdown").glob("*.svg"))
+    written = sorted(p.as_uri() for p in (tmp_path / "out" / stem).glob("*.svg"))
     later = [link for step in links[1:] for link in step]
     assert sorted(later) == [uri for uri in written if "step-000-" not in uri]
     assert all(len(step) == len(links[1]) > 0 for step in links[1:])

@@ -51,6 +51,11 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
      "refused as expected: P1 must first answer the pending damage choice (rules 11.3)"),
     ("104", None,
      "refused as expected: P1 must first answer the pending battlefield choice (rules 11.3)"),
+    # a choice answered with something it did not offer (an id of the file all the same)
+    ("104", None, "refused as expected: U1 is not among the options: A, B (CR 323)"),
+    ("042", None, "refused as expected: A is not among the options: E1, E2 (CR 460.2.c)"),
+    ("042", None, "refused as expected: 2 of 4 damage assigned: an assignment gives out all "
+                  "of it (CR 460.2.c)"),
     # an assignment refused is said in words, not in a programming language's notation
     ("042", None, "refused as expected: 1 to E1, 3 to E2 is not a legal assignment of 4 damage: "
                   "lethal damage in full before the next unit, Tanks first, Backline last "
