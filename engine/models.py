@@ -200,6 +200,9 @@ class BattlefieldModel(Model):
     def drop_staged_showdown(self) -> None:
         self.say(f"Cleanup: staged Showdown at {self.bf} removed before it opened")
 
+    def use_up_staged_showdown(self) -> None:
+        self.say(f"The Showdown staged at {self.bf} is this Combat: the staging is used up")
+
     def note_combat_staged(self) -> None:
         self._stage_combat()
         self.say(f"Cleanup: Combat staged at {self.bf}")
@@ -294,12 +297,12 @@ class FocusModel(Model):
     def return_focus_to_chain_starter(self) -> None:
         # rules 11.1: the chain's end passed Focus on (c) before this conversion (d) undoes it
         holder = self.state.focus_at_chain_start or self.state.focus
-        kept = "keeps Focus" if holder == self.state.focus else "gets Focus back"
+        # said as an undoing where (c) gave Focus to another player: a judge reading "P1
+        # gains Focus" and then "P3 gets Focus back" should see which one stands
+        kept = (f"{holder} keeps Focus:" if holder == self.state.focus
+                else f"The conversion undoes that pass: {holder} gets Focus back, as")
         self.state.focus = self.state.priority = holder
-        self.say(
-            f"{holder} {kept}: the chain that led to the Combat does not pass it "
-            "[profile seed]"
-        )
+        self.say(f"{kept} the chain that led to the Combat does not pass it [profile seed]")
 
     def hand_focus_to_next(self) -> None:
         nxt = self.state.next_player(self.state.focus)

@@ -218,7 +218,11 @@ class Battlefield(RiftChart):
                 ),
             )
             open_showdown = cite("CR 323.11", showdown_staged.to(showdown_unstaged))
-            open_combat = cite("CR 323.13", showdown_staged.to(showdown_unstaged))
+            # a Combat beginning where a Showdown is staged too is that contest (said, so that the
+            # staged Showdown does not just vanish from the trace)
+            open_combat = cite(
+                "CR 323.13", showdown_staged.to(showdown_unstaged, on="use_up_staged_showdown")
+            )
 
         class combat_staging(State.Compound):
             """Cleanup step 6 stages a Combat where two opposing players face off."""

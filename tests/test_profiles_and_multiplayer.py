@@ -221,8 +221,9 @@ def test_a_conversion_that_undoes_the_focus_pass_says_focus_comes_back():
     path = SCENARIO_DIR / "113_decision_conversion_applier_gone_rivals_in_turn_order.yaml"
     lines = run_file(path).steps[11].lines
     gained = lines.index("P1 gains Focus: the chain was begun by a card (CR 346)")
-    assert lines[gained + 1:].count("P3 gets Focus back: the chain that led to the Combat does "
-                                    "not pass it [profile seed] (seed 000)") == 1
+    assert lines[gained + 1:].count("The conversion undoes that pass: P3 gets Focus back, as the "
+                                    "chain that led to the Combat does not pass it [profile seed] "
+                                    "(seed 000)") == 1
 
 
 def test_decisions_lists_every_bundled_scenario_where_the_profiles_part():

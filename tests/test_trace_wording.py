@@ -34,6 +34,8 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("002", None, "C: P1 establishes control (CR 461.5)"),  # a Combat
     # two opposing players there are a Combat before Cleanup stages it (rules 11.10)
     ("063", None, "F1 cannot go to A (the Combat there does not involve P3) (CR 442.2.a)"),
+    # a Combat begun where a Showdown is staged too uses that staging up, and says so
+    ("003", None, "The Showdown staged at A is this Combat: the staging is used up (CR 323.13)"),
     # the winner of a Combat, named with its side
     ("002", None, "Combat at C: P1 (Attacker) won (CR 461.3)"),
     ("019", None, "Combat at A: P1 (Defender) won (CR 461.3)"),
