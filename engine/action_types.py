@@ -237,9 +237,9 @@ def _shown(value: Any) -> str:
 
 #: The fields each step whose payload is a mapping needs (the others take a player id), and
 #: those it may have besides
-_STEP_FIELDS = {"move": ("player", "units", "to"), "play": ("player", "card"),
+STEP_FIELDS = {"move": ("player", "units", "to"), "play": ("player", "card"),
                 "choose": ("player", "battlefield"), "assign": ("player", "damage")}
-_STEP_OPTIONAL = {"play": ("targets", "to")}
+STEP_OPTIONAL = {"play": ("targets", "to")}
 _PLAYER_STEPS = {"pass": Pass, "add": Add, "end_turn": EndTurn}
 #: the steps that take an action, in the order the scenario format lists them, and those of
 #: them whose payload is a player id
@@ -255,17 +255,17 @@ def from_step(kind: str, args: Any) -> Action:
     says)."""
     if kind in _PLAYER_STEPS:
         return as_action(_PLAYER_STEPS[kind](args))
-    if kind not in _STEP_FIELDS:
+    if kind not in STEP_FIELDS:
         raise ValueError(f"not an action step: {kind!r} (one of "
                          f"{', '.join(sorted(ACTION_STEPS))})")
-    needed = _STEP_FIELDS[kind]
+    needed = STEP_FIELDS[kind]
     if not isinstance(args, Mapping):
         raise TypeError(f"a {kind} step's payload is a mapping of {', '.join(needed)}, "
                         f"not {_shown(args)}")
     missing = [name for name in needed if name not in args]
     if missing:
         raise ValueError(f"a {kind} step needs {', '.join(missing)}")
-    fields = (*needed, *_STEP_OPTIONAL.get(kind, ()))
+    fields = (*needed, *STEP_OPTIONAL.get(kind, ()))
     unknown = [name for name in args if name not in fields]
     if unknown:
         raise ValueError(f"a {kind} step has no field {unknown[0]!r} (its fields: "

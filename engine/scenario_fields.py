@@ -92,9 +92,11 @@ class FieldChecks:
     def fail(self, at: At, message: str) -> NoReturn:
         raise ScenarioError(self.label, at.path or "<root>", message, at.line)
 
-    def mapping(self, value: Any, at: At) -> Mapping:
+    def mapping(self, value: Any, at: At, keys: Iterable[str] = ()) -> Mapping:
+        """``value``, which must be a mapping; ``keys``, if given, are named in the error."""
         if not isinstance(value, Mapping):
-            self.fail(at, f"expected a mapping, got {kind_of(value)}")
+            of = f" of {', '.join(keys)}" if keys else ""
+            self.fail(at, f"expected a mapping{of}, got {kind_of(value)}")
         return value
 
     def sequence(self, value: Any, at: At) -> list | tuple:
@@ -111,9 +113,10 @@ class FieldChecks:
             if key not in allowed:
                 self.fail(at.key(mapping, key),
                           f"unknown key {quoted(key)}; expected one of: {listed(allowed)}")
-        for key in required:
-            if key not in mapping:
-                self.fail(at.key(mapping, key), "required key missing")
+        missing = [key for key in required if key not in mapping]
+        if missing:  # all of them at once, so that one fix does not meet the next refusal
+            also = f"; also missing: {', '.join(missing[1:])}" if missing[1:] else ""
+            self.fail(at.key(mapping, missing[0]), f"required key missing{also}")
 
     def one_key(self, value: Any, at: At, what: str, options: tuple[str, ...]
                 ) -> tuple[Mapping, Any, Any, At]:

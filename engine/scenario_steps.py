@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from engine.action_types import ACTION_STEPS, PLAYER_STEPS
+from engine.action_types import ACTION_STEPS, PLAYER_STEPS, STEP_FIELDS, STEP_OPTIONAL
 from engine.scenario_fields import At, FieldChecks, listed, plain
 from engine.scenario_model import (
     CHOICE_KINDS,
@@ -48,27 +48,23 @@ class StepChecks(FieldChecks):
         if kind in PLAYER_STEPS:
             args = self.player_ref(payload, where)
         elif kind == "move":
-            move = self.mapping(payload, where)
-            self.keys(move, where, required=("player", "units", "to"))
+            move = self.step_fields(payload, where, "move")
             args = {"player": self.player_ref(*self.field(move, "player", where)),
                     "units": self.unit_refs(*self.field(move, "units", where)),
                     "to": self.place_ref(*self.field(move, "to", where))}
         elif kind == "play":
-            play = self.mapping(payload, where)
-            self.keys(play, where, required=("player", "card"), optional=("targets", "to"))
+            play = self.step_fields(payload, where, "play")
             args = {"player": self.player_ref(*self.field(play, "player", where)),
                     "card": self.step_ref(*self.field(play, "card", where), "card"),
                     "targets": self.optional(play, "targets", where, (), self.unit_refs),
                     "to": self.optional(play, "to", where, None, self.place_ref)}
         elif kind == "choose":
-            choose = self.mapping(payload, where)
-            self.keys(choose, where, required=("player", "battlefield"))
+            choose = self.step_fields(payload, where, "choose")
             args = {"player": self.player_ref(*self.field(choose, "player", where)),
                     "battlefield": self.step_ref(*self.field(choose, "battlefield", where),
                                                  "battlefield")}
         elif kind == "assign":
-            assign = self.mapping(payload, where)
-            self.keys(assign, where, required=("player", "damage"))
+            assign = self.step_fields(payload, where, "assign")
             args = {"player": self.player_ref(*self.field(assign, "player", where)),
                     "damage": self.unit_amounts(*self.field(assign, "damage", where))}
         elif kind == "expect":
@@ -76,6 +72,15 @@ class StepChecks(FieldChecks):
         else:  # expect_error
             args = self.step(payload, where, index, nested=True)
         return Step(kind=kind, args=args, line=at.line, index=index)
+
+    def step_fields(self, payload: Any, at: At, kind: str) -> Mapping:
+        """The mapping of a step that has fields (all but pass, add and end_turn): its
+        required fields there, and no others."""
+        wanted = STEP_FIELDS[kind]
+        optional = STEP_OPTIONAL.get(kind, ())
+        fields = self.mapping(payload, at, (*wanted, *optional))
+        self.keys(fields, at, required=wanted, optional=optional)
+        return fields
 
     # An action step names ids of the file; whether each is the kind of thing the action
     # needs (a target that is a spell in hand, a move to a unit) is the rules' to judge, as

@@ -705,8 +705,8 @@ def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,
     assert "(<stdin>) [rules: seed]" in done.stdout.splitlines()[0]
     assert done.stdout.rstrip().endswith("PASS <stdin>")
     done = piped("name: x\n", "-")
-    assert (done.returncode, done.stderr) == (2, "<stdin>: players: required key missing "
-                                                 "(line 1)\n")
+    assert (done.returncode, done.stderr) == (2, "<stdin>: players: required key missing; "
+                                                 "also missing: battlefields (line 1)\n")
     done = piped(EXAMPLE, "-", "-")
     assert done.returncode == 2
     assert done.stderr == ("<stdin>: <file>: standard input is read once, and an earlier '-' "

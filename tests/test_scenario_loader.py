@@ -821,6 +821,13 @@ INVALID: list[tuple[str, Any, str, str]] = [
     ("end_turn null", step({"end_turn": None}), "steps[2].end_turn", "string"),
     ("move missing to", step({"move": {"player": "P1", "units": ["U1"]}}), "steps[2].move.to",
      "required"),
+    # what a step wants is said: its fields, and every one missing at once
+    ("choose not a mapping", step({"choose": "A"}), "steps[2].choose",
+     "expected a mapping of player, battlefield, got a string, 'A'"),
+    ("play not a mapping", step({"play": "S1"}), "steps[2].play",
+     "expected a mapping of player, card, targets, to"),
+    ("choose empty", step({"choose": {}}), "steps[2].choose.player",
+     "required key missing; also missing: battlefield"),
     ("move unknown unit", step({"move": {"player": "P1", "units": ["X"], "to": "A"}}),
      "steps[2].move.units[0]", "unknown unit"),
     # a move naming no unit, or one twice, or an id of something else (a spell as a unit, a

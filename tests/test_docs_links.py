@@ -1,0 +1,62 @@
+"""The project's documents link to what is there: every relative link in README.md and
+docs/*.md names a file of the checkout, and a link to a heading (``FILE.md#heading``) names a
+heading of that file, as GitHub makes its anchors. Links that leave the checkout (the shared
+rules documents beside it) are not checked: a clone may not have them beside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+
+
+def _anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives the headings of ``path``: lower case, punctuation dropped,
+    spaces made hyphens, a repeated heading numbered ``-1``, ``-2``..."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for line in _CODE.sub("", path.read_text(encoding="utf-8")).splitlines():
+        heading = re.match(r"#{1,6}\s+(.*)", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def _links(path: Path) -> list[str]:
+    return _LINK.findall(_CODE.sub("", path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: p.name)
+def test_every_relative_link_names_a_file_and_heading_that_are_there(document: Path) -> None:
+    broken = []
+    for link in _links(document):
+        if re.match(r"[a-z]+:", link):  # https:, mailto:
+            continue
+        target, _, anchor = link.partition("#")
+        path = (document.parent / target).resolve() if target else document
+        if not path.is_relative_to(ROOT.resolve()):
+            continue  # beside the checkout, not in it
+        if not path.exists():
+            broken.append(f"{link}: no such file")
+        elif anchor and path.suffix == ".md" and anchor not in _anchors(path):
+            broken.append(f"{link}: no such heading in {path.name}")
+    assert not broken, f"{document.name}: {broken}"
+
+
+def test_the_link_check_finds_links() -> None:
+    """The check above reads links as the documents write them (it is not vacuous)."""
+    readme = _links(ROOT / "README.md")
+    assert "docs/decisions.md#rules-profiles" in readme
+    assert "docs/scenarios.md" in readme
+    assert "rules-profiles" in _anchors(ROOT / "docs" / "decisions.md")
