@@ -62,10 +62,9 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO,
                       f"{', '.join(given)} would do nothing\n")
             return INVALID
         if args.rules:
-            missing = [inv.name for inv in chosen if not inv.applies_to(args.rules)]
-            if args.invariant and missing:
-                err.write(f"riftchart check: {_not_the_profiles(missing, args.rules, '--rules')}"
-                          "\n")
+            problem = _not_for_profile(args.invariant, chosen, args.rules, "--rules")
+            if problem:
+                err.write(f"riftchart check: {problem}\n")
                 return INVALID
             chosen = [inv for inv in chosen if inv.applies_to(args.rules)]
         _print_invariants(chosen, out, as_json=args.json)
@@ -75,7 +74,11 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO,
     except ScenarioError as error:
         err.write(f"{error}\n")
         return INVALID
-    problem = (_not_for_profile(args.invariant, chosen, prepared, args.rules)
+    # today only the seed profile has invariants of its own, and it is the default: a file
+    # can only lack one by naming cr-1.4 in its rules
+    source = "--rules" if args.rules else f"{prepared.scenario.path}, rules:"
+    problem = (_not_for_profile(args.invariant, chosen, prepared.start.profile,
+                                f"{source}; see --list")
                or _unwritable(args, [inv.name for inv in chosen]))
     if problem:
         err.write(f"riftchart check: {problem}\n")
@@ -129,22 +132,14 @@ def _bad_arguments(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _not_for_profile(named: list[str] | None, chosen: list, prepared: Prepared,
-                     rules: str | None) -> str | None:
+def _not_for_profile(named: list[str] | None, chosen: list, profile: str,
+                     source: str) -> str | None:
     """Invariants named with --invariant must all be the profile's (by default, those that are
-    not are listed in the report as not for it). The message says where the profile came
-    from: --rules or the file's ``rules:``."""
-    profile = prepared.start.profile
+    not are listed in the report as not for it, or left out of --list). The message says
+    where the profile came from (``source``: --rules or the file's ``rules:``)."""
     missing = [inv.name for inv in chosen if not inv.applies_to(profile)]
     if not missing or (named is None and len(missing) < len(chosen)):
         return None
-    # today only the seed profile has invariants of its own, and it is the default: a file
-    # can only lack one by naming cr-1.4 in its rules
-    source = "--rules" if rules else f"{prepared.scenario.path}, rules:"
-    return _not_the_profiles(missing, profile, f"{source}; see --list")
-
-
-def _not_the_profiles(missing: list[str], profile: str, source: str) -> str:
     return (f"--invariant {', '.join(missing)}: not an invariant of profile {profile} "
             f"(from {source})")
 

@@ -89,8 +89,7 @@ class StepChecks(FieldChecks):
     def step_ref(self, value: Any, at: At, what: str) -> str:
         """An id of the file, named where an action wants a ``what``."""
         ident = self.id_text(value, at)
-        if ident not in self.ids:
-            self.fail(at, f"unknown {what} {quoted(ident)}")
+        self.check_ref(ident, at, self.ids.__contains__, what)
         return ident
 
     def player_ref(self, value: Any, at: At) -> str:

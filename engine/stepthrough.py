@@ -171,9 +171,8 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     page = out / f"{stem}.html"
     # drawn before anything is written: without Graphviz, no empty folder is left behind
     frames = [lit_charts(record) for record in result.steps]
-    files = _picture_files(result, frames)
-    svgs = {folder / file: lit.svg() for _, file, lit in files}
-    text = render_page(result, frames, pictures_folder=stem, picture_files=files)
+    svgs = {folder / file: lit.svg() for _, file, lit in _picture_files(result, frames)}
+    text = render_page(result, frames, pictures_folder=stem)
     check_writable(folder, [*svgs, page])
     # the page last, so it is moved into place last
     write_whole(folder, {**svgs, page: text})
@@ -236,8 +235,7 @@ def _file_part(text: str, every: bool = False) -> str:
 
 
 def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None = None,
-                pictures_folder: str | None = None,
-                picture_files: Sequence[tuple[int, str, LitChart]] | None = None) -> str:
+                pictures_folder: str | None = None) -> str:
     """The step-through page of ``result`` as one self-contained HTML document.
 
     ``frames`` are the lit charts of each step (computed from ``result`` when not given).
@@ -250,13 +248,13 @@ def render_page(result: RunResult, frames: Sequence[Sequence[LitChart]] | None =
     controls and the steps list, ``.needs-script``, are not); ``#step-label`` reads "Step N
     of M". With ``pictures_folder`` (the folder of the SVG files beside the page, as
     :func:`write_lit_run` names it), a page read without script links each later step's
-    pictures, which only the script draws (``picture_files``: their files, if known already).
+    pictures, which only the script draws.
     """
     if frames is None:
         frames = [lit_charts(record) for record in result.steps]
     links: dict[int, list[tuple[str, LitChart]]] = {}
     if pictures_folder is not None:
-        for index, file, lit in picture_files or _picture_files(result, frames):
+        for index, file, lit in _picture_files(result, frames):
             links.setdefault(index, []).append((f"{pictures_folder}/{file}", lit))
     pictures = _Pictures()
     # step 0 carries its charts inline, so the page shows a whole step even without script
