@@ -310,8 +310,8 @@ def _violation_summary(v: Violation, path: Path | None) -> dict[str, Any]:
 def _print_summary(summary: dict, out: TextIO) -> None:
     done = "complete" if summary["complete"] else f"stopped at --max-states {summary['max_states']}"
     out.write(f"== check {summary['file']} [rules: {summary['rules']}]\n")
-    targets = summary["max_targets"]
-    out.write(f"explored: {done}, within {summary['max_turns']} turn change(s), plays of at most "
+    turns, targets = summary["max_turns"], summary["max_targets"]
+    out.write(f"explored: {done}, within {counted(turns, 'turn change')}, plays of at most "
               f"{counted(targets, 'target')}\n")
     for label, key in (("states", "states"), ("transitions", "transitions"),
                        ("max depth", "max_depth"), ("terminal states", "terminal_states"),
@@ -343,11 +343,11 @@ def _print_summary(summary: dict, out: TextIO) -> None:
     if not summary["violations"] and summary["complete"]:
         out.write("no violation\n")
     elif not summary["violations"]:
-        out.write(f"no violation in the {summary['states']} states explored (the search stopped "
-                  f"at --max-states {summary['max_states']}; the states beyond were not "
-                  "checked)\n")
+        out.write(f"no violation in the {counted(summary['states'], 'state')} explored (the "
+                  f"search stopped at --max-states {summary['max_states']}; the states beyond "
+                  "were not checked)\n")
     for v in summary["violations"]:
-        out.write(f"VIOLATED {v['invariant']} ({v['rule']}) after {v['depth']} step(s): "
+        out.write(f"VIOLATED {v['invariant']} ({v['rule']}) after {counted(v['depth'], 'step')}: "
                   f"{v['counterexample'] or 'counterexample not written'}\n")
 
 

@@ -19,6 +19,7 @@ from .actions import to_step
 from .diagrams import dot_string
 from .runner import describe
 from .scenario import STDIN
+from .wording import counted
 from .writable import write_whole
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def text_for(
     header = (
         f"# Written by riftchart's model checker: invariant {invariant.name} ({invariant.rule}) "
         "fails\n"
-        f"# {violation.depth} step(s){beyond} from the start of {_shown(source)}.\n"
+        f"# {counted(violation.depth, 'step')}{beyond} from the start of {_shown(source)}.\n"
         + (f"# {invariant.doc}\n" if invariant.doc else "") +
         "# The final expect shows the violation: it holds under the rules that were checked\n"
         "# and fails (exit 1) under rules that keep the invariant.\n"

@@ -13,8 +13,11 @@ each level among processes and the parent merges their results in a fixed order:
 states, numbers and counterexamples whatever the number of workers.
 
 States of a search are ordered by (turn changes, depth): the search finishes every state of one
-turn before it opens the next, so a state is first met with the fewest turn changes, and within
-those, with the fewest steps.
+turn before it opens the next, and each turn level by level. A state that a turn change reaches
+is queued for the next turn at the depth it was first reached at; that next turn may reach it
+again in fewer steps (from a turn change found earlier), and then it takes the shorter path
+before it is expanded. So every state is expanded, and every trace written, with the fewest
+turn changes, and within those, the fewest steps.
 """
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ class Explorer:
         self.index: dict[Any, int] = {}
         self._key_sizes: list[int] = []
         self._workers: Workers | None = None
+        self._turn = 0  # the turn changes of the states being expanded
 
     # --- the search loop ----------------------------------------------------------------
 
@@ -153,6 +157,7 @@ class Explorer:
         """Every state reachable without another turn change, by depth; returns the states
         that a turn change reaches (the next turn's seeds)."""
         expand = turn < self.settings.max_turns
+        self._turn = turn
         buckets = dict(seeds)
         next_turn: dict[int, list] = {}
         while buckets:
@@ -187,12 +192,19 @@ class Explorer:
         for name, witness in result.failures:
             self._violated(name, node, node, None, witness, False)
         report.transitions += len(result.successors) + result.unlisted
-        index = self.index
+        index, nodes, workers = self.index, self.nodes, self._workers
+        depth = nodes[node].depth + 1
         for action, key, child, turn_changed, failures in result.successors:
             target = index.get(key)
             if target is None:
                 target = self._discover(node, action, key, child, turn_changed, buckets,
                                         next_turn)
+            elif child is not None:  # None: a worker knows the state is settled
+                if nodes[target].depth > depth:  # see _take_shorter_path
+                    self._take_shorter_path(node, action, target, child, turn_changed,
+                                            buckets, next_turn)
+                if workers is not None:
+                    self._tell_if_unsettled(target, child)
             for name, witness in failures:
                 self._violated(name, target, node, action, witness, turn_changed)
             if self.settings.graph and target >= 0 and not report.graph_dropped:
@@ -209,14 +221,50 @@ class Explorer:
             self.report.complete = False
             return -1
         parent = self.nodes[node]
-        entry = _Node(node, action, parent.depth + 1, parent.turns + turn_changed)
-        new = self._add(key, entry)
+        new = self._add(key, _Node(node, action, parent.depth + 1, parent.turns + turn_changed))
         if self._workers is not None:
             assert isinstance(child, tuple), "with workers a child is (worker, handle)"
             self._workers.found(new, child)
-        queue = next_turn if turn_changed else buckets
-        queue.setdefault(entry.depth, []).append((new, child))
+            self._tell_if_unsettled(new, child)
+        self._queue_of(new, buckets, next_turn).setdefault(self.nodes[new].depth, []).append(
+            (new, child))
         return new
+
+    def _take_shorter_path(self, node: int, action: Action, target: int,
+                           child: GameState | tuple[int, int], turn_changed: bool,
+                           buckets: dict, next_turn: dict) -> None:
+        """A known state reached again in fewer steps than it is queued with: only a state of
+        the next turn can be (see the module's docstring). Reached with as many turn changes
+        (two paths to one state cannot differ by one turn change: its turn player would
+        differ), it is queued again with this path, and with ``child``, the state this path
+        leads to (under --symmetry it may be a mirror image of the one queued, and the trace
+        must replay)."""
+        parent, known = self.nodes[node], self.nodes[target]
+        shorter = _Node(node, action, parent.depth + 1, parent.turns + turn_changed)
+        if (shorter.turns, shorter.depth) < (known.turns, known.depth):
+            queue = self._queue_of(target, buckets, next_turn)
+            level = queue[known.depth]
+            _, before = level.pop(next(i for i, (n, _) in enumerate(level) if n == target))
+            if not level:
+                del queue[known.depth]
+            self.nodes[target] = shorter
+            self._queue_of(target, buckets, next_turn).setdefault(shorter.depth, []).append(
+                (target, child))
+            if self._workers is not None:
+                assert isinstance(child, tuple), "with workers a child is (worker, handle)"
+                self._workers.moved(target, before, child)
+
+    def _queue_of(self, node: int, buckets: dict, next_turn: dict) -> dict:
+        """The queue ``node`` is in: this turn's levels, or the next turn's."""
+        return next_turn if self.nodes[node].turns > self._turn else buckets
+
+    def _tell_if_unsettled(self, node: int, child: Any) -> None:
+        """A state of the next turn may yet be reached in fewer steps, if that turn is
+        expanded: the worker that found ``child`` must not take its key as settled (it would
+        no longer send it)."""
+        if self.nodes[node].turns > self._turn and self._expanding(node):
+            assert self._workers is not None, "only workers know states as settled"
+            self._workers.unsettled(child)
 
     def _add(self, key: Any, entry: _Node) -> int:
         new = len(self.nodes)

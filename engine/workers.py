@@ -57,7 +57,8 @@ def _worker_main(line: Connection, index: int, expansion: Expansion,
     handles: dict[Any, int] = {}  # their keys: a child found twice is kept once
     # the keys of the children of earlier levels: all are nodes by now, or were refused past
     # --max-states (the parent has then marked the search incomplete; a transition to one is
-    # only counted, as it would be in one process)
+    # only counted, as it would be in one process), except the ones the parent called
+    # unsettled: states of the next turn, which a shorter path may yet reach
     known: set[bytes] = set()
 
     def keep(key: Any, child: GameState) -> tuple[int, int] | None:
@@ -75,9 +76,13 @@ def _worker_main(line: Connection, index: int, expansion: Expansion,
             if request == "stop":
                 return
             if request == "keep":  # the previous level's new nodes this worker found
-                for handle, node in args[0]:
+                kept, dropped, unsettled = args
+                for node in dropped:  # reached by a shorter path: kept again, maybe elsewhere
+                    del held[node]
+                for handle, node in kept:
                     held[node] = found[handle]
-                known.update(handles)
+                unsure = set(unsettled)
+                known.update(key for key, handle in handles.items() if handle not in unsure)
                 found.clear()
                 handles.clear()
             elif request == "adopt":
@@ -232,8 +237,12 @@ class Workers:
             theirs.close()
             self.conns.append(mine)
             self.processes.append(process)
-        # per worker, the children it found this level that became nodes: (handle, node)
+        # per worker, the children it found this level that became nodes: (handle, node);
+        # the nodes it holds that a shorter path has reached since; the handles of children
+        # whose keys it must not take as settled (see Explorer._met_again)
         self.kept: list[list[tuple[int, int]]] = [[] for _ in self.conns]
+        self.dropped: list[list[int]] = [[] for _ in self.conns]
+        self.unsure: list[list[int]] = [[] for _ in self.conns]
         self.stealing: tuple[int, int] | None = None  # (victim, thief) of an open "steal"
 
     def close(self) -> None:
@@ -247,11 +256,25 @@ class Workers:
         worker, handle = child
         self.kept[worker].append((handle, node))
 
+    def moved(self, node: int, before: Any, child: tuple[int, int]) -> None:
+        """``node`` is now the state ``child``: the worker that holds it as it was, if any (a
+        state found before the workers started is the parent's), lets it go."""
+        if not isinstance(before, GameState):
+            self.dropped[before[0]].append(node)
+        self.found(node, child)
+
+    def unsettled(self, child: tuple[int, int]) -> None:
+        """The worker that found ``child`` is to send it again when it meets it again."""
+        worker, handle = child
+        self.unsure[worker].append(handle)
+
     def expand(self, level: list[tuple[int, Any]], expand: bool) -> Iterator[Expanded]:
         """The results for a level's states, in the level's order."""
-        for conn, kept in zip(self.conns, self.kept, strict=True):
-            _send(conn, ("keep", kept))
+        for worker, conn in enumerate(self.conns):
+            _send(conn, ("keep", self.kept[worker], self.dropped[worker], self.unsure[worker]))
         self.kept = [[] for _ in self.conns]
+        self.dropped = [[] for _ in self.conns]
+        self.unsure = [[] for _ in self.conns]
         shares = self._shares(level)
         self._balance(shares)
         for worker, nodes in enumerate(shares):

@@ -286,7 +286,7 @@ def test_a_counterexample_that_cannot_be_written_after_the_search_keeps_the_repo
     lines = done.stdout.splitlines()
     assert "explored: complete" in done.stdout
     rule = invariants.by_names(["no_deadlock"])[0].rule
-    assert f"VIOLATED no_deadlock ({rule}) after 0 step(s): counterexample not written" in lines
+    assert f"VIOLATED no_deadlock ({rule}) after 0 steps: counterexample not written" in lines
     # said after the report, naming the file the user would have had
     assert lines[-1] == f"riftchart check: cannot write {earlier}: No space left on device"
     assert sorted(p.name for p in out.iterdir()) == [earlier.name]

@@ -228,6 +228,11 @@ def test_text_report(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
                          "--max-states 100; the states beyond were not checked)\n")
     assert cli.main(["check", str(write_yaml(tmp_path, SMALL))]) == 0
     assert capsys.readouterr().out.endswith("\nno violation\n")
+    # one state, one turn change: counted in the singular
+    assert cli.main(["check", str(write_yaml(tmp_path, SMALL)), "--max-states", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "within 1 turn change, plays of at most 1 target" in text
+    assert "\nno violation in the 1 state explored (" in text
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -493,6 +498,43 @@ def test_workers_complete_exploration_matches(tmp_path: Path, monkeypatch: pytes
                                                             one.terminal)
 
 
+# --- shortest paths across turns ------------------------------------------------------------
+
+# P2 can kill U1 in P1's turn (in a Showdown at A) or in its own; U2 is U1's twin (--symmetry)
+KILL_IN_EITHER_TURN = {
+    "name": "a kill in either turn",
+    "players": ["P1", "P2"],
+    "deck": {"P1": 0, "P2": 0},
+    "battlefields": [{"id": "A"}],
+    "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"},
+              {"id": "U2", "controller": "P1", "might": 1, "at": "base"}],
+    "hands": {"P2": [{"id": "T1", "type": "spell", "timing": "reaction",
+                      "effect": {"kill": {}}}]},
+}
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_counterexample_in_the_next_turn_is_the_shortest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """U1 dead in P2's turn: four steps (P1 ends the turn, P2 kills U1, both pass), not the
+    seven of a path that reaches the same state through P1's Showdown; the file replays it."""
+    monkeypatch.setattr(explore, "PARALLEL_FROM", 1)
+    data = dict(KILL_IN_EITHER_TURN, units=KILL_IN_EITHER_TURN["units"][:1])
+    source = write_yaml(tmp_path, data)
+    alive = invariants.view_invariant(
+        "u1_alive_in_p2s_turn", "a test's own",
+        lambda view: view["turn"]["player"] != "P2" or view["units"]["U1"]["at"] != "trash",
+        shows=["units", "turn"])
+    prepared = prepare(str(source))
+    report = explore.explore(prepared.start, Settings([alive], max_turns=2, workers=workers))
+    violation = report.violations[alive.name]
+    assert [actions.to_step(a) for a in violation.path] == [
+        {"end_turn": "P1"}, {"play": {"player": "P2", "card": "T1", "targets": ["U1"]}},
+        {"pass": "P2"}, {"pass": "P1"}]
+    written = tmp_path / "counterexample.yaml"
+    written.write_text(counterexample.text_for(str(source), prepared.prefix, violation),
+                       encoding="utf-8")
+    assert runner.run_file(written).code == runner.OK
+
+
 # --- successors on both runtimes ------------------------------------------------------------
 
 
@@ -533,7 +575,7 @@ def test_counterexample_replays(tmp_path: Path) -> None:
     assert len(written["steps"]) == violation.depth + 2
     # the header counts the search's steps apart from the file's own
     header = path.read_text().splitlines()[1]
-    assert header == (f"# {violation.depth} step(s), after the file's own 1, from the start "
+    assert header == (f"# {violation.depth} steps, after the file's own 1, from the start "
                       f"of {source.name}.")
     # the engine reaches the violation, so the final expect holds
     result = runner.run_file(path)
@@ -544,7 +586,7 @@ def test_counterexample_replays(tmp_path: Path) -> None:
     prepared = prepare(str(fresh))
     violation = explore.explore(prepared.start, Settings([never])).violations["nobody_conquers"]
     text = counterexample.text_for(fresh, prepared.prefix, violation)
-    assert text.splitlines()[1] == f"# {violation.depth} step(s) from the start of fresh.yaml."
+    assert text.splitlines()[1] == f"# {violation.depth} steps from the start of fresh.yaml."
 
 
 def test_a_win_is_not_a_turn_change(tmp_path: Path) -> None:
@@ -747,15 +789,30 @@ def test_the_start_must_be_a_game_state(tmp_path: Path) -> None:
         explore.explore(game.state, [])  # type: ignore[arg-type]
 
 
-def test_every_state_is_found_first_by_a_shortest_path(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The search meets each state first by a path with the fewest turn changes, then the
-    fewest steps (the order counterexamples are kept in): checked against a shortest-path
-    search of the state graph it wrote, over three turns, where a later turn starts from
-    states at many depths."""
-    monkeypatch.setattr(explore, "GRAPH_LIMIT", 20_000)  # room for this search's 5,138 states
-    start = prepare(str(write_yaml(tmp_path, SMALL))).start
-    explorer = explore.Explorer(start, _settings(max_turns=2, graph=True))
+SHORTEST_PATH_SEARCHES = {  # position, turns, workers, symmetry
+    "three players, two turns": (SMALL, 2, 1, False),
+    "a kill in either turn": (KILL_IN_EITHER_TURN, 3, 1, False),
+    "a kill in either turn, workers": (KILL_IN_EITHER_TURN, 3, 2, False),
+    "a kill in either turn, symmetry": (KILL_IN_EITHER_TURN, 3, 1, True),
+    "a kill in either turn, both": (KILL_IN_EITHER_TURN, 3, 2, True),
+}
+
+
+@pytest.mark.parametrize("search", SHORTEST_PATH_SEARCHES.values(), ids=SHORTEST_PATH_SEARCHES)
+def test_every_state_is_expanded_with_a_shortest_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, search: tuple) -> None:
+    """Each state is expanded with the path of fewest turn changes, then fewest steps (the
+    order counterexamples are kept in): checked against a shortest-path search of the state
+    graph it wrote, where a later turn starts from states at many depths. In the kill in
+    either turn, a state of P2's turn first reached late in P1's (U1 killed in P1's
+    Showdown, then the turn ended) is reached sooner in P2's (P1 ends the turn at once, then
+    P2 kills U1), and must take that path before it is expanded."""
+    position, turns, workers, symmetry = search
+    monkeypatch.setattr(explore, "GRAPH_LIMIT", 20_000)  # room for SMALL's 5,138 states
+    monkeypatch.setattr(explore, "PARALLEL_FROM", 1)  # the workers from the start
+    start = prepare(str(write_yaml(tmp_path, position))).start
+    explorer = explore.Explorer(start, Settings([], max_turns=turns, graph=True,
+                                                workers=workers, symmetry=symmetry))
     report = explorer.run()
     assert report.complete and not report.graph_dropped
     graph = nx.DiGraph()
@@ -769,7 +826,7 @@ def test_every_state_is_found_first_by_a_shortest_path(tmp_path: Path,
     for node, entry in enumerate(explorer.nodes):
         assert divmod(shortest[node], changes_turn) == (entry.turns, entry.depth), node
         later_turns += entry.turns > 0
-    assert later_turns > report.states / 4  # 1,420 of 5,138
+    assert later_turns > report.states / 4  # SMALL: 1,420 of 5,138
     assert report.max_depth == max(entry.depth for entry in explorer.nodes)
 
 
