@@ -30,7 +30,7 @@ from .action_types import (
 )
 from .effect_needs import Destination, effect_parts, names_its_units, needs, order_matters
 from .errors import IllegalAction
-from .state import Card, ChainItem, GameState, Unit
+from .state import Card, ChainItem, GameState, Unit, by_board_order
 
 if TYPE_CHECKING:
     from .core import Table
@@ -362,12 +362,14 @@ def perform(table: Table, action: Action) -> None:
 def _standard_move(table: Table, m: Move) -> None:
     s = table.state
     s.passes = 0
-    for uid in m.units:
+    # the same units in any order are the same move, said alike: in board order
+    units = [u.id for u in sorted((s.units[uid] for uid in m.units), key=by_board_order)]
+    for uid in units:
         table.update_unit(uid, exhausted=True)
     where = effects.place_name(m.player, m.to)
     # the Standard Move's cost, then its effect (each unit's move, said as it arrives)
-    table.say(f"{m.player} exhausts {', '.join(m.units)}: a Standard Move to {where}", "CR 144")
-    for uid in m.units:
+    table.say(f"{m.player} exhausts {', '.join(units)}: a Standard Move to {where}", "CR 144")
+    for uid in units:
         effects.move(table, uid, m.to, "CR 144")
 
 

@@ -33,7 +33,7 @@ class Game:
 
     def __init__(self, state: GameState, runtime: Runtime | None = None) -> None:
         self._table = Table(state, _a_runtime(runtime))
-        self.log: list[Action] = []
+        self._log: list[Action] = []
         self._applying = False  # an action is under way (an observer is being told of it)
 
     # --- making one --------------------------------------------------------------------
@@ -91,7 +91,7 @@ class Game:
             raise
         finally:
             self._applying = False
-        self.log.append(action)
+        self._log.append(action)
         return table.lines[start:]
 
     @property
@@ -109,6 +109,11 @@ class Game:
     def view(self) -> dict[str, Any]:
         """The state view of scenario-format.md."""
         return view(self._table.state)
+
+    @property
+    def log(self) -> list[Action]:
+        """Every action applied so far, in order (a fresh list each time, as ``trace`` is)."""
+        return list(self._log)
 
     @property
     def trace(self) -> list[str]:
@@ -178,7 +183,7 @@ class Game:
         """A new game from :meth:`to_json`'s text."""
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as error:  # a ValueError still, saying what was expected
+        except ValueError as error:  # not JSON, or a number of more digits than Python reads
             raise ValueError(f"not a snapshot's JSON text: {error}") from None
         except RecursionError:  # arrays or objects nested thousands deep
             raise ValueError("not a snapshot's JSON text: nested too deeply") from None
@@ -208,7 +213,7 @@ class Game:
     def _clone(self, what: str) -> Game:
         self._refuse_half_way(what)
         twin = Game(self._table.state.copy(), self._table.runtime)
-        twin.log = list(self.log)
+        twin._log = list(self._log)
         twin._table.lines = list(self._table.lines)
         return twin
 
@@ -219,7 +224,7 @@ class Game:
         through the constructor, which the compiled build's classes need."""
         self._refuse_half_way("pickling")
         table = self._table
-        return _unpickled, (type(self), table.state, table.runtime, list(self.log),
+        return _unpickled, (type(self), table.state, table.runtime, list(self._log),
                             list(table.lines))
 
     def _refuse_half_way(self, what: str) -> None:
@@ -238,7 +243,7 @@ class Game:
 def _unpickled(cls: type[Game], state: GameState, runtime: Runtime, log: list[Action],
                lines: list[str]) -> Game:
     game = cls(state, runtime)
-    game.log = log
+    game._log = log
     game._table.lines = lines
     return game
 

@@ -7,18 +7,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any
 
-from statecharts import GAME_WIDE_CHARTS
-
-from .runtime import compiled
+from .snapshot_checks import check_shape, is_json
 from .state import (
-    PROFILES,
     Card,
     ChainItem,
     Field,
     GameState,
     Unit,
     battlefield_key,
-    chart_of,
     trigger_from,
 )
 from .units import Units
@@ -102,11 +98,9 @@ def _plain(value: Any) -> Any:
 
 
 def load(data: Mapping[str, Any]) -> GameState:
-    """The state a :func:`dump` wrote. A field missing from it, a profile that is none, or a
-    field of the wrong shape (a list for a mapping, a mapping not keyed by the players, a chart
-    configuration naming no state of its chart, a count that is no whole number, a player
-    field naming no player...) is a ValueError naming the field; beyond that the data is
-    trusted to be a dump's (a game writes it). A field it does not know is
+    """The state a :func:`dump` wrote. A field missing from it, or of the wrong shape (see
+    :mod:`engine.snapshot_checks`), is a ValueError naming the field; beyond each field's
+    shape the data is trusted to be a dump's (a game writes it). A field it does not know is
     left aside (``resolving``, which earlier dumps wrote), though it too must be JSON data."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
@@ -121,7 +115,8 @@ def load(data: Mapping[str, Any]) -> GameState:
             from None
     try:
         _with_split_choosing(data)
-        _check_shape(data)
+        check_shape(data)
+        _check_unknown_fields(data)
         return _state(data)
     except KeyError as missing:
         raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
@@ -130,68 +125,11 @@ def load(data: Mapping[str, Any]) -> GameState:
         raise ValueError(f"a {FORMAT} snapshot with a malformed entry: {wrong}") from None
 
 
-def _check_shape(data: Mapping[str, Any]) -> None:
-    """The fields' shapes, each wrong one a ValueError naming it: what restoring would
-    otherwise take in, to fail later inside the engine."""
-    players = data["players"]
-    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
-        raise ValueError("players is not a list of player ids")
-    if data["profile"] not in PROFILES:
-        raise ValueError(f"profile is {data['profile']!r}, not one of {', '.join(PROFILES)}")
-    for name in ("scores", "deck", "hands", "damage_plan", "configs"):
-        if not isinstance(data[name], Mapping):
-            raise ValueError(f"{name} is not a mapping")
-    for name in ("scores", "deck", "hands"):
-        if sorted(data[name]) != sorted(players):
-            raise ValueError(f"{name} is not keyed by the players")
-    for name in ("units", "fields", "chain", "queued_triggers", "blocked_scoring"):
-        if not isinstance(data[name], list):
-            raise ValueError(f"{name} is not a list")
-    if not all(isinstance(f, Mapping) and "id" in f for f in data["fields"]):
-        raise ValueError("fields holds an entry that is not a battlefield's")
-    charts = [battlefield_key(f["id"]) for f in data["fields"]] + list(GAME_WIDE_CHARTS)
-    if sorted(data["configs"]) != sorted(charts):
-        raise ValueError(f"configs is not keyed by the charts ({', '.join(charts)})")
-    for key, config in data["configs"].items():
-        states = compiled(chart_of(key)).states
-        if not isinstance(config, list) or not config or not all(
-                isinstance(s, str) and s in states for s in config):
-            raise ValueError(f"configs[{key!r}] is not a list of the {chart_of(key)} chart's "
-                             "states")
-    if not all(isinstance(q, list) and len(q) == 2 for q in data["queued_triggers"]):
-        raise ValueError("queued_triggers holds an entry that is not an [order, item] pair")
-    _check_scalars(data, players)
-
-
-def _check_scalars(data: Mapping[str, Any], players: list[str]) -> None:
-    """The counts and player fields, which the rules compare and look up at the next action:
-    a string for a count, or a player that is none, would fail there instead."""
-    if not _is_count(data["victory_score"]) or data["victory_score"] < 1:
-        raise ValueError(f"victory_score is {data['victory_score']!r}, not a whole number from 1")
-    for name in ("scores", "deck"):
-        for player, count in data[name].items():
-            if not _is_count(count):
-                raise ValueError(f"{name}[{player!r}] is {count!r}, not a whole number from 0")
-    if data["turn_player"] not in players:
-        raise ValueError(f"turn_player is {data['turn_player']!r}, not one of the players")
-    for name in ("winner", "focus", "priority"):
-        if data[name] is not None and data[name] not in players:
-            raise ValueError(f"{name} is {data[name]!r}, neither null nor one of the players")
-    pending = data["pending"]
-    if pending is not None and not (
-            isinstance(pending, Mapping) and pending.get("player") in players
-            and pending.get("kind") in _CHOICES and isinstance(pending.get("options"), list)
-            and (pending["kind"] != "damage" or _is_count(pending.get("total")))):
-        raise ValueError("pending is neither null nor a choice (player, kind: "
-                         f"{' or '.join(_CHOICES)}, options, and a damage choice's total)")
-
-
-#: the kinds of pending choice: which staged contest opens, and a combat's damage
-_CHOICES = ("battlefield", "damage")
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+def _check_unknown_fields(data: Mapping[str, Any]) -> None:
+    known = {f.name for f in fields(GameState)} | {"format"}
+    for name in sorted(set(data) - known):
+        if not is_json(data[name]):
+            raise ValueError(f"{name}, a field riftchart does not read, is not JSON data")
 
 
 def _state(data: Mapping[str, Any]) -> GameState:

@@ -8,6 +8,7 @@ import importlib.resources
 import pickle
 import re
 import types
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
@@ -251,6 +252,21 @@ def test_lists_in_actions_become_tuples_in_the_log() -> None:
     game.apply(Move("P1", ["U1"], "A"))
     assert game.log == [Move("P1", ("U1",), "A")]
     assert hash(game.log[0])
+
+
+def test_the_log_and_the_trace_are_the_callers_own_lists() -> None:
+    """What ``log`` and ``trace`` give is a copy: changing it changes nothing in the game,
+    and the game's next action does not change it."""
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    game.apply(Move("P1", ("U1",), "A"))
+    log, trace = game.log, game.trace
+    kept = (list(log), list(trace))
+    log.append(Pass("P2"))
+    trace.clear()
+    assert (game.log, game.trace) == kept
+    game.apply(Pass("P1"))
+    assert len(game.log) == 2 and log == [*kept[0], Pass("P2")] and trace == []
+    assert game.clone().log == game.log
 
 
 def test_an_observer_that_is_not_callable_is_refused_at_once() -> None:
@@ -600,11 +616,75 @@ def test_a_snapshot_of_the_wrong_shape_is_a_value_error_naming_the_field(
         Game.restore({**data, field: value})
 
 
+def _snapshot_with_a_chain() -> dict[str, Any]:
+    """A snapshot with a unit, a battlefield, a card in hand and a card on the Chain."""
+    game = Game.from_scenario({
+        "name": "a spell on the chain", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
+                          "effect": {"move": {}}},
+                         {"id": "S2", "type": "spell", "timing": "action",
+                          "effect": {"stun": {}}}]},
+    })
+    game.apply(Play("P1", "S1", ("U1",), "A"))
+    return game.snapshot()
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda d: d["units"][0].update(damage="x"),
+     "units[0].damage is 'x', not a whole number from 0"),
+    (lambda d: d["units"][0].update(might=-1), "units[0].might is -1, not a whole number"),
+    (lambda d: d["units"][0].update(controller="P9"),
+     "units[0].controller is 'P9', not one of the players"),
+    (lambda d: d["units"][0].update(designation="x"),
+     "units[0].designation is 'x', not null, attacker or defender"),
+    (lambda d: d["units"][0].update(at="Z"),
+     "units[0].at is 'Z', not one of base, hand, trash, A"),
+    (lambda d: d["units"][0].update(exhausted=1), "units[0].exhausted is 1, not true or false"),
+    (lambda d: d["units"][0].update(keywords="tank"),
+     "units[0].keywords is 'tank', not a list of keywords"),
+    (lambda d: d["units"].append(5), "units[1] is 5, not a mapping"),
+    (lambda d: d["fields"][0].update(scored=["P9"]),
+     "fields[0].scored is ['P9'], not a list of players"),
+    (lambda d: d["fields"][0].update(controller=3),
+     "fields[0].controller is 3, neither null nor one of the players"),
+    (lambda d: d["hands"]["P1"][0].update(effect=1),
+     "hands['P1'][0].effect is 1, neither null nor an effect"),
+    (lambda d: d["hands"].update(P2=None), "hands['P2'] is None, not a list of cards"),
+    (lambda d: d["chain"][0].update(targets=5),
+     "chain[0].targets is 5, neither null nor a selector or a list of ids"),
+    (lambda d: d["chain"][0]["card"].update(type="land"),
+     "chain[0].card.type is 'land', not one of spell, unit"),
+    (lambda d: d.update(passes="1"), "passes is '1', not a whole number from 0"),
+    (lambda d: d.update(next_order=-1), "next_order is -1, not a whole number from 0"),
+    (lambda d: d.update(contest_at="Z"), "contest_at is 'Z', neither null nor a battlefield"),
+    (lambda d: d.update(chain_begun_by="P1"),
+     "chain_begun_by is 'P1', neither null nor one of card, trigger, add"),
+    (lambda d: d.update(teams=[["P9"]]),
+     "teams is [['P9']], neither null nor a list of lists of players"),
+    (lambda d: d.update(manual_damage="no"), "manual_damage is 'no', not true or false"),
+])
+def test_a_snapshot_entry_of_the_wrong_shape_is_a_value_error_naming_it(
+        change: Callable[[dict[str, Any]], None], said: str) -> None:
+    """Units, battlefields, cards, Chain items and the other fields are checked as they are
+    restored: a string for a unit's damage would otherwise fail at the next action."""
+    data = _snapshot_with_a_chain()
+    assert Game.restore(data).snapshot() == data
+    change(data)
+    with pytest.raises(ValueError, match="malformed entry: " + re.escape(said)):
+        Game.restore(data)
+
+
 def test_a_read_only_mapping_restores_and_a_value_that_is_not_data_is_a_value_error() -> None:
     data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
     assert Game.restore(types.MappingProxyType(data)).snapshot() == data
     with pytest.raises(ValueError, match="a value that is not JSON data"):
         Game.restore({**data, "extra": types.MappingProxyType({})})
+    # a field riftchart does not read holds JSON data too
+    assert Game.restore({**data, "extra": {"note": [1, None]}}).snapshot() == data
+    for odd in ({1, 2}, object(), {1: "a"}):
+        with pytest.raises(ValueError, match="extra, a field riftchart does not read, is not JSON"):
+            Game.restore({**data, "extra": odd})
 
 
 def test_a_configuration_naming_no_state_of_its_chart_is_a_value_error() -> None:
@@ -632,6 +712,13 @@ def test_a_malformed_snapshot_naming_the_scheduler_state_before_the_split_says_w
     data["pending"] = pending
     with pytest.raises(ValueError, match="malformed entry: " + re.escape(said)):
         Game.restore(data)
+
+
+def test_a_number_too_long_to_read_is_not_a_snapshots_json() -> None:
+    text = Game.from_scenario(MANUAL_DAMAGE).to_json()
+    assert '"victory_score":8,' in text
+    with pytest.raises(ValueError, match="not a snapshot's JSON text: Exceeds the limit"):
+        Game.from_json(text.replace('"victory_score":8,', f'"victory_score":{"9" * 5_000},'))
 
 
 def test_json_nested_too_deeply_is_a_value_error() -> None:

@@ -182,3 +182,21 @@ def test_taking_control_of_ones_own_unit_says_nothing() -> None:
     assert "Every player has passed in turn; S1 resolves (CR 339.1)" in lines
     assert not [line for line in lines if "control" in line]
     assert game.view()["units"]["U1"]["controller"] == "P1"
+
+
+def test_a_standard_move_is_said_alike_whatever_order_names_its_units() -> None:
+    """The same units in any order are the same move (docs/embedding.md): the trace says them
+    in board order, the order their move triggers go on the Chain in."""
+    from engine import Game, Move
+
+    setup = {
+        "name": "two movers", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"},
+                  {"id": "U2", "controller": "P1", "might": 1, "at": "base"}],
+    }
+    told = [Game.from_scenario(setup).apply(Move("P1", units, "A"))
+            for units in (("U1", "U2"), ("U2", "U1"))]
+    assert told[0] == told[1]
+    assert told[0][:4] == ["P1 exhausts U1, U2: a Standard Move to A (CR 144)",
+                           "U1 moves to A (CR 144)", "A: Contested by P1 (S 184.3.a)",
+                           "U2 moves to A (CR 144)"]

@@ -1,0 +1,207 @@
+"""The shape of a snapshot's fields, checked before a game is made of it (:mod:`engine.snapshot`).
+
+Each wrong field is a ValueError that names it: what restoring would otherwise take in, to fail
+later inside the engine (a string for a count is compared at the next action, a player that
+is none looked up). The checks are of types and ids, not of positions: a set of chart states
+that fits no position is trusted (docs/embedding.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from statecharts import GAME_WIDE_CHARTS
+
+from .runtime import compiled
+from .scenario_model import CARD_TYPES, TIMINGS
+from .state import OFF_BOARD, PROFILES, battlefield_key, chart_of
+
+#: the kinds of pending choice: which staged contest opens, and a combat's damage
+CHOICES = ("battlefield", "damage")
+DESIGNATIONS = (None, "attacker", "defender")
+CHAIN_ITEM_KINDS = ("card", "trigger", "add")
+
+Check = Callable[[Any], bool]
+
+
+def check_shape(data: Mapping[str, Any]) -> None:
+    """Every field of a snapshot (a dict of JSON data, ``format`` checked) of the right
+    shape, or a ValueError naming the first that is not."""
+    players = data["players"]
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) for p in players):
+        raise ValueError("players is not a list of player ids")
+    if data["profile"] not in PROFILES:
+        raise ValueError(f"profile is {data['profile']!r}, not one of {', '.join(PROFILES)}")
+    for name in ("scores", "deck", "hands", "damage_plan", "configs"):
+        if not isinstance(data[name], Mapping):
+            raise ValueError(f"{name} is not a mapping")
+    for name in ("scores", "deck", "hands"):
+        if sorted(data[name]) != sorted(players):
+            raise ValueError(f"{name} is not keyed by the players")
+    for name in ("units", "fields", "chain", "queued_triggers", "blocked_scoring"):
+        if not isinstance(data[name], list):
+            raise ValueError(f"{name} is not a list")
+    if not all(isinstance(f, Mapping) and isinstance(f.get("id"), str) for f in data["fields"]):
+        raise ValueError("fields holds an entry that is not a battlefield's")
+    battlefields = [f["id"] for f in data["fields"]]
+    charts = [battlefield_key(bf) for bf in battlefields] + list(GAME_WIDE_CHARTS)
+    if sorted(data["configs"]) != sorted(charts):
+        raise ValueError(f"configs is not keyed by the charts ({', '.join(charts)})")
+    for key, config in data["configs"].items():
+        states = compiled(chart_of(key)).states
+        if not isinstance(config, list) or not config or not all(
+                isinstance(s, str) and s in states for s in config):
+            raise ValueError(f"configs[{key!r}] is not a list of the {chart_of(key)} chart's "
+                             "states")
+    if not all(isinstance(q, list) and len(q) == 2 for q in data["queued_triggers"]):
+        raise ValueError("queued_triggers holds an entry that is not an [order, item] pair")
+    _check_scalars(data, players, battlefields)
+    _check_entries(data, players, battlefields)
+
+
+def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: list[str]) -> None:
+    if not is_count(data["victory_score"]) or data["victory_score"] < 1:
+        raise ValueError(f"victory_score is {data['victory_score']!r}, not a whole number from 1")
+    for name in ("scores", "deck"):
+        for player, count in data[name].items():
+            _expect(count, f"{name}[{player!r}]", is_count, "not a whole number from 0")
+    for name in ("passes", "next_order"):
+        _expect(data[name], name, is_count, "not a whole number from 0")
+    _expect(data["turn_player"], "turn_player", players.__contains__, "not one of the players")
+    for name in ("winner", "focus", "priority", "focus_at_chain_start", "attacker", "defender"):
+        _expect(data[name], name, _or_none(players.__contains__),
+                "neither null nor one of the players")
+    _expect(data["chain_begun_by"], "chain_begun_by", _or_none(CHAIN_ITEM_KINDS.__contains__),
+            f"neither null nor one of {', '.join(CHAIN_ITEM_KINDS)}")
+    _expect(data["contest_at"], "contest_at", _or_none(battlefields.__contains__),
+            "neither null nor a battlefield")
+    for name in ("manual_damage", "attackers_recalled"):
+        _expect(data[name], name, _is_bool, "not true or false")
+    _expect(data["teams"], "teams", _or_none(_list_of(_list_of(players.__contains__))),
+            "neither null nor a list of lists of players")
+    _expect(data["blocked_scoring"], "blocked_scoring", _list_of(battlefields.__contains__),
+            "not a list of battlefields")
+    pending = data["pending"]
+    if pending is not None and not (
+            isinstance(pending, Mapping) and pending.get("player") in players
+            and pending.get("kind") in CHOICES and isinstance(pending.get("options"), list)
+            and (pending["kind"] != "damage" or is_count(pending.get("total")))):
+        raise ValueError("pending is neither null nor a choice (player, kind: "
+                         f"{' or '.join(CHOICES)}, options, and a damage choice's total)")
+
+
+def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: list[str]) -> None:
+    """The units, battlefields, cards and Chain items, field by field. A field an earlier
+    snapshot did not write (one with a default) is checked only where it is given."""
+    is_player = players.__contains__
+    places = ("base", *OFF_BOARD, *battlefields)
+    for i, unit in enumerate(data["units"]):
+        _check_fields(unit, f"units[{i}]", {
+            "id": (_is_str, "not a unit id"),
+            "owner": (is_player, "not one of the players"),
+            "controller": (is_player, "not one of the players"),
+            "might": (is_count, "not a whole number from 0"),
+            "at": _one_of(places),
+            "order": (is_count, "not a whole number from 0"),
+            "exhausted": (_is_bool, "not true or false"),
+            "stunned": (_is_bool, "not true or false"),
+            "damage": (is_count, "not a whole number from 0"),
+            "keywords": (_list_of(_is_str), "not a list of keywords"),
+            "designation": (DESIGNATIONS.__contains__, "not null, attacker or defender"),
+            "timing": _one_of(TIMINGS),
+        })
+    for i, field in enumerate(data["fields"]):
+        _check_fields(field, f"fields[{i}]", {
+            "index": (is_count, "not a whole number from 0"),
+            "controller": (_or_none(is_player), "neither null nor one of the players"),
+            "applier": (_or_none(is_player), "neither null nor one of the players"),
+            "scored": (_list_of(is_player), "not a list of players"),
+            "staged_combatants": (_list_of(is_player), "not a list of players"),
+        })
+    for player, cards in data["hands"].items():
+        _expect(cards, f"hands[{player!r}]", _is_list, "not a list of cards")
+        for i, card in enumerate(cards):
+            if card is not None:  # a drawn card nobody has seen
+                _check_card(card, f"hands[{player!r}][{i}]")
+    for name, items in (("chain", data["chain"]),
+                        ("queued_triggers", [item for _, item in data["queued_triggers"]])):
+        for i, item in enumerate(items):
+            where = f"{name}[{i}]" + ("[1]" if name == "queued_triggers" else "")
+            _check_fields(item, where, {
+                "kind": _one_of(CHAIN_ITEM_KINDS),
+                "label": (_is_str, "not a label"),
+                "controller": (_or_none(is_player), "neither null nor one of the players"),
+                "effect": (_or_none(_is_mapping), "neither null nor an effect"),
+                "targets": (_or_none(lambda t: _is_str(t) or _list_of(_is_str)(t)),
+                            "neither null nor a selector or a list of ids"),
+            })
+            if isinstance(item.get("card"), Mapping):
+                _check_card(item["card"], f"{where}.card")
+
+
+def _check_card(card: Any, where: str) -> None:
+    _check_fields(card, where, {
+        "id": (_is_str, "not a card id"),
+        "type": _one_of(CARD_TYPES),
+        "timing": _one_of(TIMINGS),
+        "effect": (_or_none(_is_mapping), "neither null nor an effect"),
+        "might": (is_count, "not a whole number from 0"),
+        "keywords": (_list_of(_is_str), "not a list of keywords"),
+    })
+
+
+def _check_fields(entry: Any, where: str, checks: Mapping[str, tuple[Check, str]]) -> None:
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"{where} is {entry!r}, not a mapping")
+    for name, (check, what) in checks.items():
+        if name in entry:  # a missing one: the constructor names it, or gives its default
+            _expect(entry[name], f"{where}.{name}", check, what)
+
+
+def _expect(value: Any, where: str, check: Check, what: str) -> None:
+    """``what``: what the value is not ("not a whole number from 0", "neither null nor...")."""
+    if not check(value):
+        raise ValueError(f"{where} is {value!r}, {what}")
+
+
+def is_json(value: Any) -> bool:
+    """Whether ``value`` is JSON data: what a snapshot holds, even in a field it does not know."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, list):
+        return all(is_json(v) for v in value)
+    return isinstance(value, dict) and all(isinstance(k, str) and is_json(v)
+                                           for k, v in value.items())
+
+
+def is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _one_of(values: tuple[str, ...]) -> tuple[Check, str]:
+    return values.__contains__, f"not one of {', '.join(values)}"
+
+
+def _or_none(check: Check) -> Check:
+    return lambda value: value is None or check(value)
+
+
+def _list_of(check: Check) -> Check:
+    return lambda value: isinstance(value, list) and all(check(v) for v in value)
