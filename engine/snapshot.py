@@ -118,6 +118,8 @@ def load(data: Mapping[str, Any]) -> GameState:
         check_shape(data)
         _check_unknown_fields(data)
         return _state(data)
+    except RecursionError:  # deepcopy took it, but checking it goes deeper in the stack
+        raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
     except KeyError as missing:
         raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
     except (TypeError, AttributeError, ValueError) as wrong:
@@ -175,13 +177,13 @@ def _with_split_choosing(data: Mapping[str, Any]) -> None:
     which it was: staged Combats, or staged Showdowns (offered only without a staged Combat)."""
     configs, pending = data.get("configs"), data.get("pending")
     if not isinstance(configs, dict):
-        return  # a shape _check_shape refuses with its own message
+        return  # a shape check_shape refuses with its own message
     scheduler = configs.get("scheduler")
     if not isinstance(scheduler, list) or _CHOOSING_BEFORE_THE_SPLIT not in scheduler:
-        return  # a snapshot of now, or a shape _check_shape refuses with its own message
+        return  # a snapshot of now, or a shape check_shape refuses with its own message
     options = pending.get("options") if isinstance(pending, Mapping) else None
     if not isinstance(options, list):
-        return  # no choice to tell which it was: _check_shape refuses the unknown state
+        return  # no choice to tell which it was: check_shape refuses the unknown state
     of_combats = any(isinstance(bf, str) and _lists(configs.get(battlefield_key(bf)),
                                                     "combat_staged")
                      for bf in options)

@@ -99,6 +99,7 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
     for i, unit in enumerate(data["units"]):
         _check_fields(unit, f"units[{i}]", {
             "id": (_is_str, "not a unit id"),
+            "name": NAME,
             "owner": (is_player, "not one of the players"),
             "controller": (is_player, "not one of the players"),
             "might": (is_count, "not a whole number from 0"),
@@ -108,16 +109,19 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             "stunned": (_is_bool, "not true or false"),
             "damage": (is_count, "not a whole number from 0"),
             "keywords": (_list_of(_is_str), "not a list of keywords"),
-            "designation": (DESIGNATIONS.__contains__, "not null, attacker or defender"),
+            "designation": (DESIGNATIONS.__contains__, "neither null, attacker nor defender"),
             "timing": _one_of(TIMINGS),
+            "triggers": TRIGGERS,
         })
     for i, field in enumerate(data["fields"]):
         _check_fields(field, f"fields[{i}]", {
+            "name": NAME,
             "index": (is_count, "not a whole number from 0"),
             "controller": (_or_none(is_player), "neither null nor one of the players"),
             "applier": (_or_none(is_player), "neither null nor one of the players"),
             "scored": (_list_of(is_player), "not a list of players"),
             "staged_combatants": (_list_of(is_player), "not a list of players"),
+            "abilities": TRIGGERS,
         })
     for player, cards in data["hands"].items():
         _expect(cards, f"hands[{player!r}]", _is_list, "not a list of cards")
@@ -133,22 +137,38 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
                 "label": (_is_str, "not a label"),
                 "controller": (_or_none(is_player), "neither null nor one of the players"),
                 "effect": (_or_none(_is_mapping), "neither null nor an effect"),
-                "targets": (_or_none(lambda t: _is_str(t) or _list_of(_is_str)(t)),
-                            "neither null nor a selector or a list of ids"),
+                "targets": TARGETS,
+                "to": (_or_none(places.__contains__), "neither null nor a place"),
+                "source": (_or_none(_is_str), "neither null nor an id"),
+                "where": (_or_none(places.__contains__), "neither null nor a place"),
+                "card": (_or_none(_is_mapping), "neither null nor a card"),
             })
-            if isinstance(item.get("card"), Mapping):
+            if item.get("card") is not None:
                 _check_card(item["card"], f"{where}.card")
+    for player, plan in data["damage_plan"].items():
+        _expect(plan, f"damage_plan[{player!r}]", _is_mapping,
+                "not a mapping of units to damage")
+        for uid, amount in plan.items():
+            _expect(amount, f"damage_plan[{player!r}][{uid!r}]", is_count,
+                    "not a whole number from 0")
 
 
 def _check_card(card: Any, where: str) -> None:
     _check_fields(card, where, {
         "id": (_is_str, "not a card id"),
+        "name": NAME,
         "type": _one_of(CARD_TYPES),
         "timing": _one_of(TIMINGS),
         "effect": (_or_none(_is_mapping), "neither null nor an effect"),
         "might": (is_count, "not a whole number from 0"),
         "keywords": (_list_of(_is_str), "not a list of keywords"),
+        "triggers": TRIGGERS,
     })
+
+
+def _is_trigger(value: Any) -> bool:
+    return (isinstance(value, Mapping) and _is_str(value.get("when"))
+            and _is_mapping(value.get("effect")) and TARGETS[0](value.get("targets")))
 
 
 def _check_fields(entry: Any, where: str, checks: Mapping[str, tuple[Check, str]]) -> None:
@@ -205,3 +225,10 @@ def _or_none(check: Check) -> Check:
 
 def _list_of(check: Check) -> Check:
     return lambda value: isinstance(value, list) and all(check(v) for v in value)
+
+
+NAME = (_or_none(_is_str), "neither null nor a name")
+#: a trigger's or a Chain item's targets: a selector (``enemies_here``) or unit ids
+TARGETS = (_or_none(lambda t: _is_str(t) or _list_of(_is_str)(t)),
+           "neither null nor a selector or a list of ids")
+TRIGGERS = (_list_of(_is_trigger), "not a list of triggers (when, effect, targets)")

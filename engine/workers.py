@@ -239,7 +239,7 @@ class Workers:
             self.processes.append(process)
         # per worker, the children it found this level that became nodes: (handle, node);
         # the nodes it holds that a shorter path has reached since; the handles of children
-        # whose keys it must not take as settled (see Explorer._met_again)
+        # whose keys it must not take as settled (see Explorer._tell_if_unsettled)
         self.kept: list[list[tuple[int, int]]] = [[] for _ in self.conns]
         self.dropped: list[list[int]] = [[] for _ in self.conns]
         self.unsure: list[list[int]] = [[] for _ in self.conns]
@@ -297,7 +297,9 @@ class Workers:
             if not isinstance(where, GameState):
                 shares[where[0]].append(node)
         for nodes in shares:
-            nodes.sort()  # the level's order: nodes are numbered as they are found
+            # nodes are numbered as they are found: nearly the level's order (a node a
+            # shorter path moved keeps its number), and the parent merges in the level's own
+            nodes.sort()
         return shares
 
     def _balance(self, shares: list[list[int]]) -> None:

@@ -637,7 +637,12 @@ def _snapshot_with_a_chain() -> dict[str, Any]:
     (lambda d: d["units"][0].update(controller="P9"),
      "units[0].controller is 'P9', not one of the players"),
     (lambda d: d["units"][0].update(designation="x"),
-     "units[0].designation is 'x', not null, attacker or defender"),
+     "units[0].designation is 'x', neither null, attacker nor defender"),
+    (lambda d: d["units"][0].update(triggers=[7]),
+     "units[0].triggers is [7], not a list of triggers (when, effect, targets)"),
+    (lambda d: d["units"][0].update(name=5), "units[0].name is 5, neither null nor a name"),
+    (lambda d: d["fields"][0].update(abilities=[{"when": "hold", "effect": "x"}]),
+     "fields[0].abilities is [{'when': 'hold', 'effect': 'x'}], not a list of triggers"),
     (lambda d: d["units"][0].update(at="Z"),
      "units[0].at is 'Z', not one of base, hand, trash, A"),
     (lambda d: d["units"][0].update(exhausted=1), "units[0].exhausted is 1, not true or false"),
@@ -655,6 +660,12 @@ def _snapshot_with_a_chain() -> dict[str, Any]:
      "chain[0].targets is 5, neither null nor a selector or a list of ids"),
     (lambda d: d["chain"][0]["card"].update(type="land"),
      "chain[0].card.type is 'land', not one of spell, unit"),
+    (lambda d: d["chain"][0].update(card=5), "chain[0].card is 5, neither null nor a card"),
+    (lambda d: d["chain"][0].update(to=5), "chain[0].to is 5, neither null nor a place"),
+    (lambda d: d.update(damage_plan={"P1": "x"}),
+     "damage_plan['P1'] is 'x', not a mapping of units to damage"),
+    (lambda d: d.update(damage_plan={"P1": {"U1": "2"}}),
+     "damage_plan['P1']['U1'] is '2', not a whole number from 0"),
     (lambda d: d.update(passes="1"), "passes is '1', not a whole number from 0"),
     (lambda d: d.update(next_order=-1), "next_order is -1, not a whole number from 0"),
     (lambda d: d.update(contest_at="Z"), "contest_at is 'Z', neither null nor a battlefield"),
@@ -730,6 +741,10 @@ def test_json_nested_too_deeply_is_a_value_error() -> None:
         deep = [deep]
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.restore({**data, "extra": deep})
+    # deep enough to pass the copy, but not the check that it is JSON data
+    with pytest.raises(ValueError, match="nested too deeply"):
+        Game.from_json(Game.from_scenario(MANUAL_DAMAGE).to_json()[:-1]
+                       + ', "extra": ' + "[" * 450 + "]" * 450 + "}")
 
 
 def test_the_action_steps_are_the_steps_of_every_action_type() -> None:

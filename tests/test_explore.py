@@ -511,6 +511,8 @@ KILL_IN_EITHER_TURN = {
     "hands": {"P2": [{"id": "T1", "type": "spell", "timing": "reaction",
                       "effect": {"kill": {}}}]},
 }
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_counterexample_in_the_next_turn_is_the_shortest(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
