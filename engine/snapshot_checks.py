@@ -65,19 +65,19 @@ def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: li
         raise ValueError(f"victory_score is {data['victory_score']!r}, not a whole number from 1")
     for name in ("scores", "deck"):
         for player, count in data[name].items():
-            _expect(count, f"{name}[{player!r}]", is_count, "not a whole number from 0")
+            _expect(count, f"{name}[{player!r}]", *COUNT)
     for name in ("passes", "next_order"):
-        _expect(data[name], name, is_count, "not a whole number from 0")
-    _expect(data["turn_player"], "turn_player", players.__contains__, "not one of the players")
+        _expect(data[name], name, *COUNT)
+    player, player_or_none = _player_checks(players)
+    _expect(data["turn_player"], "turn_player", *player)
     for name in ("winner", "focus", "priority", "focus_at_chain_start", "attacker", "defender"):
-        _expect(data[name], name, _or_none(players.__contains__),
-                "neither null nor one of the players")
+        _expect(data[name], name, *player_or_none)
     _expect(data["chain_begun_by"], "chain_begun_by", _or_none(CHAIN_ITEM_KINDS.__contains__),
             f"neither null nor one of {', '.join(CHAIN_ITEM_KINDS)}")
     _expect(data["contest_at"], "contest_at", _or_none(battlefields.__contains__),
             "neither null nor a battlefield")
     for name in ("manual_damage", "attackers_recalled"):
-        _expect(data[name], name, _is_bool, "not true or false")
+        _expect(data[name], name, *BOOL)
     _expect(data["teams"], "teams", _or_none(_list_of(_list_of(players.__contains__))),
             "neither null nor a list of lists of players")
     _expect(data["blocked_scoring"], "blocked_scoring", _list_of(battlefields.__contains__),
@@ -94,21 +94,21 @@ def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: li
 def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: list[str]) -> None:
     """The units, battlefields, cards and Chain items, field by field. A field an earlier
     snapshot did not write (one with a default) is checked only where it is given."""
-    is_player = players.__contains__
+    player, player_or_none = _player_checks(players)
     places = ("base", *OFF_BOARD, *battlefields)
     for i, unit in enumerate(data["units"]):
         _check_fields(unit, f"units[{i}]", {
             "id": (_is_str, "not a unit id"),
             "name": NAME,
-            "owner": (is_player, "not one of the players"),
-            "controller": (is_player, "not one of the players"),
-            "might": (is_count, "not a whole number from 0"),
+            "owner": player,
+            "controller": player,
+            "might": COUNT,
             "at": _one_of(places),
-            "order": (is_count, "not a whole number from 0"),
-            "exhausted": (_is_bool, "not true or false"),
-            "stunned": (_is_bool, "not true or false"),
-            "damage": (is_count, "not a whole number from 0"),
-            "keywords": (_list_of(_is_str), "not a list of keywords"),
+            "order": COUNT,
+            "exhausted": BOOL,
+            "stunned": BOOL,
+            "damage": COUNT,
+            "keywords": KEYWORDS,
             "designation": (DESIGNATIONS.__contains__, "neither null, attacker nor defender"),
             "timing": _one_of(TIMINGS),
             "triggers": TRIGGERS,
@@ -116,18 +116,18 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
     for i, field in enumerate(data["fields"]):
         _check_fields(field, f"fields[{i}]", {
             "name": NAME,
-            "index": (is_count, "not a whole number from 0"),
-            "controller": (_or_none(is_player), "neither null nor one of the players"),
-            "applier": (_or_none(is_player), "neither null nor one of the players"),
-            "scored": (_list_of(is_player), "not a list of players"),
-            "staged_combatants": (_list_of(is_player), "not a list of players"),
+            "index": COUNT,
+            "controller": player_or_none,
+            "applier": player_or_none,
+            "scored": (_list_of(player[0]), "not a list of players"),
+            "staged_combatants": (_list_of(player[0]), "not a list of players"),
             "abilities": TRIGGERS,
         })
-    for player, cards in data["hands"].items():
-        _expect(cards, f"hands[{player!r}]", _is_list, "not a list of cards")
+    for who, cards in data["hands"].items():
+        _expect(cards, f"hands[{who!r}]", _is_list, "not a list of cards")
         for i, card in enumerate(cards):
             if card is not None:  # a drawn card nobody has seen
-                _check_card(card, f"hands[{player!r}][{i}]")
+                _check_card(card, f"hands[{who!r}][{i}]")
     for name, items in (("chain", data["chain"]),
                         ("queued_triggers", [item for _, item in data["queued_triggers"]])):
         for i, item in enumerate(items):
@@ -135,8 +135,8 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             _check_fields(item, where, {
                 "kind": _one_of(CHAIN_ITEM_KINDS),
                 "label": (_is_str, "not a label"),
-                "controller": (_or_none(is_player), "neither null nor one of the players"),
-                "effect": (_or_none(_is_mapping), "neither null nor an effect"),
+                "controller": player_or_none,
+                "effect": EFFECT,
                 "targets": TARGETS,
                 "to": (_or_none(places.__contains__), "neither null nor a place"),
                 "source": (_or_none(_is_str), "neither null nor an id"),
@@ -145,12 +145,11 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             })
             if item.get("card") is not None:
                 _check_card(item["card"], f"{where}.card")
-    for player, plan in data["damage_plan"].items():
-        _expect(plan, f"damage_plan[{player!r}]", _is_mapping,
+    for who, plan in data["damage_plan"].items():
+        _expect(plan, f"damage_plan[{who!r}]", _is_mapping,
                 "not a mapping of units to damage")
         for uid, amount in plan.items():
-            _expect(amount, f"damage_plan[{player!r}][{uid!r}]", is_count,
-                    "not a whole number from 0")
+            _expect(amount, f"damage_plan[{who!r}][{uid!r}]", *COUNT)
 
 
 def _check_card(card: Any, where: str) -> None:
@@ -159,9 +158,9 @@ def _check_card(card: Any, where: str) -> None:
         "name": NAME,
         "type": _one_of(CARD_TYPES),
         "timing": _one_of(TIMINGS),
-        "effect": (_or_none(_is_mapping), "neither null nor an effect"),
-        "might": (is_count, "not a whole number from 0"),
-        "keywords": (_list_of(_is_str), "not a list of keywords"),
+        "effect": EFFECT,
+        "might": COUNT,
+        "keywords": KEYWORDS,
         "triggers": TRIGGERS,
     })
 
@@ -169,6 +168,12 @@ def _check_card(card: Any, where: str) -> None:
 def _is_trigger(value: Any) -> bool:
     return (isinstance(value, Mapping) and _is_str(value.get("when"))
             and _is_mapping(value.get("effect")) and TARGETS[0](value.get("targets")))
+
+
+def _player_checks(players: list[str]) -> tuple[tuple[Check, str], tuple[Check, str]]:
+    """The checks of a field that names a player, and of one that may name none."""
+    return ((players.__contains__, "not one of the players"),
+            (_or_none(players.__contains__), "neither null nor one of the players"))
 
 
 def _check_fields(entry: Any, where: str, checks: Mapping[str, tuple[Check, str]]) -> None:
@@ -227,7 +232,12 @@ def _list_of(check: Check) -> Check:
     return lambda value: isinstance(value, list) and all(check(v) for v in value)
 
 
+# (check, what a value that fails it is not) of the kinds of field met again and again
+COUNT = (is_count, "not a whole number from 0")
+BOOL = (_is_bool, "not true or false")
 NAME = (_or_none(_is_str), "neither null nor a name")
+KEYWORDS = (_list_of(_is_str), "not a list of keywords")
+EFFECT = (_or_none(_is_mapping), "neither null nor an effect")
 #: a trigger's or a Chain item's targets: a selector (``enemies_here``) or unit ids
 TARGETS = (_or_none(lambda t: _is_str(t) or _list_of(_is_str)(t)),
            "neither null nor a selector or a list of ids")
