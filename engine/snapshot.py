@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any
 
-from .snapshot_checks import check_shape, is_json
+from .snapshot_checks import check_shape, not_json
 from .state import (
     Card,
     ChainItem,
@@ -101,37 +101,28 @@ def load(data: Mapping[str, Any]) -> GameState:
     """The state a :func:`dump` wrote. A field missing from it, or of the wrong shape (see
     :mod:`engine.snapshot_checks`), is a ValueError naming the field; beyond each field's
     shape the data is trusted to be a dump's (a game writes it). A field it does not know is
-    left aside (``resolving``, which earlier dumps wrote), though it too must be JSON data."""
+    left aside (``resolving``, which earlier dumps wrote); all of it, that field and the
+    insides of a card's effect too, must be JSON data."""
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise ValueError(f"not a {FORMAT} snapshot")
+    data = dict(data)  # a read-only mapping given for the whole is read as a dict
     try:
-        # the game must not share the caller's mutable effects (a read-only mapping given
-        # for the whole is read as a dict)
-        data = copy.deepcopy(dict(data))
+        problem = not_json(data)
+        if problem:
+            raise ValueError(f"a {FORMAT} snapshot with a value that is not JSON data: {problem}")
+        # the game must not share the caller's mutable effects
+        data = copy.deepcopy(data)
     except RecursionError:
         raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
-    except TypeError as odd:  # a value deepcopy cannot copy: not JSON's
-        raise ValueError(f"a {FORMAT} snapshot holding a value that is not JSON data: {odd}") \
-            from None
     try:
         _with_split_choosing(data)
         check_shape(data)
-        _check_unknown_fields(data)
         return _state(data)
-    except RecursionError:  # deepcopy took it, but checking it goes deeper in the stack
-        raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
     except KeyError as missing:
         raise ValueError(f"a {FORMAT} snapshot without {missing.args[0]!r}") from None
     except (TypeError, AttributeError, ValueError) as wrong:
         # a card's or unit's fields: the constructor names the one
         raise ValueError(f"a {FORMAT} snapshot with a malformed entry: {wrong}") from None
-
-
-def _check_unknown_fields(data: Mapping[str, Any]) -> None:
-    known = {f.name for f in fields(GameState)} | {"format"}
-    for name in sorted(set(data) - known):
-        if not is_json(data[name]):
-            raise ValueError(f"{name}, a field riftchart does not read, is not JSON data")
 
 
 def _state(data: Mapping[str, Any]) -> GameState:

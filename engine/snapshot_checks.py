@@ -8,6 +8,7 @@ that fits no position is trusted (docs/embedding.md).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -190,14 +191,29 @@ def _expect(value: Any, where: str, check: Check, what: str) -> None:
         raise ValueError(f"{where} is {value!r}, {what}")
 
 
-def is_json(value: Any) -> bool:
-    """Whether ``value`` is JSON data: what a snapshot holds, even in a field it does not know."""
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return True
+def not_json(value: Any, where: str = "") -> str | None:
+    """Where in ``value`` (named ``where``; the whole snapshot when none) the first value is
+    that is not JSON data, said as a check's message says a wrong field, or None when it is
+    all JSON data: what a snapshot holds, even in a field riftchart does not read or in a
+    card's effect. A tuple is not (it would come back a list), nor a number JSON cannot write
+    (NaN, infinity)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is {value!r}, not JSON data"
     if isinstance(value, list):
-        return all(is_json(v) for v in value)
-    return isinstance(value, dict) and all(isinstance(k, str) and is_json(v)
-                                           for k, v in value.items())
+        for i, v in enumerate(value):
+            if (found := not_json(v, f"{where}[{i}]")) is not None:
+                return found
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return f"{where or 'the snapshot'} has the key {k!r}, not a string: not JSON data"
+            if (found := not_json(v, f"{where}[{k!r}]" if where else k)) is not None:
+                return found
+        return None
+    return f"{where} is {value!r}, not JSON data"
 
 
 def is_count(value: Any) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import importlib.resources
+import json
 import pickle
 import re
 import types
@@ -599,7 +600,7 @@ def test_hand_lists_the_cards_a_player_holds() -> None:
     ("players", "P1", "players is not a list of player ids"),
     # counts and players, which the rules would trip over at the next action
     ("victory_score", "1", "victory_score is '1', not a whole number from 1"),
-    ("victory_score", float("nan"), "victory_score is nan"),
+    ("victory_score", 2.0, "victory_score is 2.0, not a whole number from 1"),
     ("victory_score", 0, "victory_score is 0"),
     ("scores", {"P1": "x", "P2": 0}, "scores['P1'] is 'x', not a whole number from 0"),
     ("deck", {"P1": -1, "P2": 0}, "deck['P1'] is -1"),
@@ -689,13 +690,43 @@ def test_a_snapshot_entry_of_the_wrong_shape_is_a_value_error_naming_it(
 def test_a_read_only_mapping_restores_and_a_value_that_is_not_data_is_a_value_error() -> None:
     data = Game.from_scenario(MANUAL_DAMAGE).snapshot()
     assert Game.restore(types.MappingProxyType(data)).snapshot() == data
-    with pytest.raises(ValueError, match="a value that is not JSON data"):
+    with pytest.raises(ValueError, match=r"a value that is not JSON data: extra is mappingproxy"):
         Game.restore({**data, "extra": types.MappingProxyType({})})
     # a field riftchart does not read holds JSON data too
-    assert Game.restore({**data, "extra": {"note": [1, None]}}).snapshot() == data
-    for odd in ({1, 2}, object(), {1: "a"}):
-        with pytest.raises(ValueError, match="extra, a field riftchart does not read, is not JSON"):
+    assert Game.restore({**data, "extra": {"note": [1, None, 2.5]}}).snapshot() == data
+    for odd, said in (({1, 2}, "extra is {1, 2}"), (object(), "extra is <object"),
+                      ({1: "a"}, "extra has the key 1, not a string"),
+                      ({"a": [(1,)]}, "extra['a'][0] is (1,)")):
+        with pytest.raises(ValueError, match="not JSON data: " + re.escape(said)):
             Game.restore({**data, "extra": odd})
+    with pytest.raises(ValueError, match="the snapshot has the key 1, not a string"):
+        Game.restore({**data, 1: "a"})
+
+
+@pytest.mark.parametrize(("odd", "said"), [
+    ({1, 2}, "{1, 2}"),
+    ((1, 2), "(1, 2)"),
+    (float("nan"), "nan"),
+    (float("inf"), "inf"),
+])
+def test_a_card_effect_holding_what_is_not_json_data_is_refused_where_it_is(
+        odd: Any, said: str) -> None:
+    """Inside a card's effect too (a field riftchart keeps as it is given), a snapshot holds
+    JSON data only: a set there would restore and make ``to_json`` fail later, a tuple would
+    come back a list, and NaN is no JSON number."""
+    data = _snapshot_with_a_chain()
+    card = next(c for cards in data["hands"].values() for c in cards if c)
+    who = next(p for p, cards in data["hands"].items() if card in cards)
+    card["effect"] = {**card["effect"], "amount": odd}
+    before = copy.deepcopy(data)
+    index = data["hands"][who].index(card)
+    where = f"hands[{who!r}][{index}]['effect']['amount']"
+    with pytest.raises(ValueError, match=re.escape(f"not JSON data: {where} is {said}, ")):
+        Game.restore(data)
+    assert repr(data) == repr(before)  # the caller's data is left as it was
+    card["effect"]["amount"] = [1, 2]  # the same as JSON data restores and goes on
+    restored = json.loads(Game.restore(data).to_json())
+    assert restored["hands"][who][index]["effect"]["amount"] == [1, 2]
 
 
 def test_a_configuration_naming_no_state_of_its_chart_is_a_value_error() -> None:
@@ -741,10 +772,10 @@ def test_json_nested_too_deeply_is_a_value_error() -> None:
         deep = [deep]
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.restore({**data, "extra": deep})
-    # deep enough to pass the copy, but not the check that it is JSON data
-    with pytest.raises(ValueError, match="nested too deeply"):
-        Game.from_json(Game.from_scenario(MANUAL_DAMAGE).to_json()[:-1]
-                       + ', "extra": ' + "[" * 450 + "]" * 450 + "}")
+    # JSON data a few hundred deep is data still: restored (a field riftchart does not read)
+    text = Game.from_scenario(MANUAL_DAMAGE).to_json()
+    assert Game.from_json(text[:-1] + ', "extra": ' + "[" * 450 + "]" * 450 + "}").to_json() \
+        == text
 
 
 def test_the_action_steps_are_the_steps_of_every_action_type() -> None:
