@@ -348,7 +348,7 @@ def perform(table: Table, action: Action) -> None:
             table.send("priority", "pass_priority")
     elif isinstance(action, Add):
         table.say(f"{action.player} activates an Add ability", "CR 429")
-        chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)], "add")
+        chain.add(table, [ChainItem("add", f"add:{action.player}", action.player)])
         table.send("priority", "resolve_at_once")
     elif isinstance(action, Choose):
         table.send("scheduler", "choose", battlefield=action.battlefield)
@@ -387,7 +387,7 @@ def _play(table: Table, p: Play) -> None:
         to=p.to,
         card=card,
     )
-    chain.add(table, [item], "card")
+    chain.add(table, [item])
     if card.type == "unit":
         table.send("priority", "resolve_at_once")  # units resolve on being put on the Chain
 

@@ -11,11 +11,12 @@ if TYPE_CHECKING:
     from .core import Table
 
 
-def add(table: Table, items: list[ChainItem], begun_by: str) -> None:
+def add(table: Table, items: list[ChainItem]) -> None:
     """Put items on the Chain together; Priority goes to the newest one's controller."""
     s = table.state
-    if s.chain_open:  # a new Chain; items joining one that is resolving keep its beginning
-        s.chain_begun_by = begun_by
+    if s.chain_open:  # a new Chain, begun by its first item's kind (rules 5.3 reads it); items
+        # joining one that is resolving keep its beginning
+        s.chain_begun_by = items[0].kind
     s.chain.extend(items)
     for item in items:
         table.say(f"{item.label} goes on the Chain", "CR 328")
@@ -133,5 +134,5 @@ def flush_triggers(table: Table) -> bool:
         return False
     items = [item for _, item in sorted(s.queued_triggers, key=lambda pair: pair[0])]
     s.queued_triggers = []
-    add(table, items, "trigger")
+    add(table, items)
     return True

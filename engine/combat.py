@@ -146,7 +146,7 @@ def answer_damage_choice(table: Table, player: str, plan: dict[str, int]) -> Non
     table.say(f"{player} assigns {_plan_text(s, plan)}", ASSIGNING)
     attacker, defender = s.combatants
     if player == attacker and defender not in s.damage_plan:
-        total, targets = _damage_dealt(s, s.contest, defender, attacker)
+        total, targets = _damage_dealt(s, s.contest_battlefield, defender, attacker)
         if targets:
             _ask_damage(table, defender, total, targets)
 

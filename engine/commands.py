@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -13,6 +14,7 @@ from typing import TextIO
 
 from . import __version__, diagrams, graphs, runner, streams
 from .cli import INTERRUPTED
+from .expansion import Settings
 from .state import PROFILES
 from .wording import counted
 
@@ -48,9 +50,14 @@ def _cmd_compare(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return compare.main(args.file, out, err, width=args.width)
 
 
-#: what `riftchart check` searches with when an option is not given
-SEARCH_DEFAULTS = {"max_turns": 1, "max_states": 200_000, "symmetry": False, "workers": 1,
-                   "max_targets": 1, "graph": None, "out": "counterexamples"}
+#: what `riftchart check` searches with when an option is not given: the search's own
+#: defaults (:class:`engine.expansion.Settings`), no graph file, and the counterexamples' folder
+SEARCH_DEFAULTS = {
+    **{f.name: f.default for f in dataclasses.fields(Settings)
+       if f.name in ("max_turns", "max_states", "symmetry", "workers", "max_targets")},
+    "graph": None,
+    "out": "counterexamples",
+}
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -30,13 +30,13 @@ def combats_ready(s: GameState) -> list[str]:
     return [bf for bf in s.fields if s.combat_staged(bf)]
 
 
-def offer_choice(table: Table, rule: str, options: list[str], kind: str) -> None:
+def offer_choice(table: Table, rule: str, options: list[str], contests: str) -> None:
     """The turn player chooses which of the staged contests in ``options`` opens (the
-    scheduler chart decides whether those are Showdowns or Combats)."""
+    scheduler chart decides whether those are Showdowns or Combats: ``contests`` says it)."""
     s = table.state
     s.pending = {"player": s.turn_player, "kind": "battlefield", "options": options}
     s.priority = None  # answering a choice is not Priority: nobody acts until it is answered
-    table.say(f"{kind} are staged at {', '.join(options)}; {s.turn_player} chooses which opens "
+    table.say(f"{contests} are staged at {', '.join(options)}; {s.turn_player} chooses which opens "
               "first", rule)
 
 
@@ -148,7 +148,7 @@ def all_passed(table: Table) -> None:
     s = table.state
     s.focus = s.priority = None
     s.passes = 0
-    table.send(battlefield_key(s.contest), "showdown_ends")
+    table.send(battlefield_key(s.contest_battlefield), "showdown_ends")
 
 
 def end_non_combat_showdown(table: Table, bf: str, rule: str) -> None:

@@ -70,8 +70,13 @@ class Table:
 
     def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:
         route = _routes.get(key) or _new_route(key)
-        if not route.chart.plan(self.state.configs[key], event):
-            return []  # no transition for it here at all: most of what Cleanup asks
+        config = self.state.configs[key]
+        if not route.chart.plan(config, event) and type(self.runtime) is FastRuntime:
+            # no transition for it here at all (most of what Cleanup asks): the fast runtime
+            # reads these very tables, so no model need be made. Any other runtime is asked
+            # every event: python-statemachine must find no transition either, or a table
+            # that lacks one is a disagreement
+            return []
         model = route.make_model(self, args)
         chosen = self.runtime.send(self.state, key, route.name, event, model)
         for t in chosen:

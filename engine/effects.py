@@ -69,10 +69,7 @@ def _combatants(s: GameState, bf: str) -> set[str]:
     staged = s.fields[bf].staged_combatants
     if staged and s.combat_staged(bf):
         return set(staged)
-    present = s.players_at(bf)
-    if any(s.opponents(a, b) for a in present for b in present):
-        return set(present)
-    return set()
+    return set(s.players_facing_off(bf))
 
 
 # --- units arriving, leaving, dying ---------------------------------------------------------

@@ -389,8 +389,8 @@ def scores_never_decrease(parent: GameState, action: Action, child: GameState) -
 def first_focus_to_applier(parent: GameState, action: Action, child: GameState) -> bool:
     if child.winner or not _focus_cycle_began(parent, child):
         return True
-    if not child.in_combat(child.contest):
-        return child.focus == child.fields[child.contest].applier
+    if not child.in_combat(child.contest_battlefield):
+        return child.focus == child.fields[child.contest_battlefield].applier
     return child.focus == child.attacker
 
 
@@ -438,4 +438,4 @@ def _focus_cycle_began(parent: GameState, child: GameState) -> bool:
 
 
 def _kind(s: GameState) -> str:
-    return "combat" if s.in_combat(s.contest) else "non-combat"
+    return "combat" if s.in_combat(s.contest_battlefield) else "non-combat"

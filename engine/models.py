@@ -1,9 +1,11 @@
 """The charts' guards and actions, implemented over the game state.
 
 The charts name their guards and actions; each chart kind has one model class here whose
-methods carry those names. Guards only read. Actions are short and call the rules procedures
-of the other engine modules. A model is made for one event: ``args`` carries that event's data
-(which player arrives, who establishes control).
+methods carry those names. Guards only read. Actions are short: most call the rules
+procedures of the other engine modules; those that are a few assignments and a trace line
+and belong to one chart only are written here (a battlefield's control and Contested
+bookkeeping, Focus and Priority handed to the next player). A model is made for one event:
+``args`` carries that event's data (which player arrives, who establishes control).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class BattlefieldModel(Model):
 
     def open_with_no_contest_here(self) -> bool:
         # "open": this chart's own chain region, which the chain events reach by broadcast
-        return "open" in self.config and "showdown" not in self.config
+        return "open" in self.config and not self.contest_in_progress_here()
 
     def arrival_contests(self) -> bool:
         return self.args["player"] != self.battlefield.controller
@@ -109,10 +111,10 @@ class BattlefieldModel(Model):
 
     def applier_has_units_here(self) -> bool:
         applier = self.battlefield.applier
-        return "contested" in self.config and applier in self.state.players_at(self.bf)
+        return self.contested_here() and applier in self.state.players_at(self.bf)
 
     def opponents_face_off_here(self) -> bool:
-        return "contested" in self.config and bool(self.state.players_facing_off(self.bf))
+        return self.contested_here() and bool(self.state.players_facing_off(self.bf))
 
     def both_sides_remain(self) -> bool:
         present = self.state.players_at(self.bf)
@@ -203,11 +205,12 @@ class BattlefieldModel(Model):
     def use_up_staged_showdown(self) -> None:
         self.say(f"The Showdown staged at {self.bf} is this Combat: the staging is used up")
 
-    def note_combat_staged(self) -> None:
+    # the two that record the players a staged Combat is between (D16), and say it
+    def record_staged_combatants(self) -> None:
         self._stage_combat()
         self.say(f"Cleanup: Combat staged at {self.bf}")
 
-    def note_combat_restaged(self) -> None:
+    def record_restaged_combatants(self) -> None:
         self._stage_combat()
         self.say(f"No Result with both sides still there: a Combat is staged at {self.bf} again")
 
@@ -272,7 +275,7 @@ class FocusModel(Model):
         return self.state.profile == "seed"
 
     def give_focus_to_applier(self) -> None:
-        applier = self.state.fields[self.state.contest].applier
+        applier = self.state.fields[self.state.contest_battlefield].applier
         assert applier is not None, "a Showdown opens where someone applied Contested"
         contest.give_focus(self.table, applier, self.rule, why="they applied Contested")
 

@@ -25,8 +25,9 @@ from .runtime import (
 
 
 class _ReferenceModel:
-    """The model a python-statemachine instance sees: guards ask the engine, actions are
-    recorded (the runtime runs them after the configuration has moved, as the fast one does)."""
+    """The model a python-statemachine instance sees: guards ask the engine; its actions do
+    nothing, and the transitions taken are recorded, for the engine to run their actions
+    once the configuration has moved (as with the fast runtime)."""
 
     def __init__(self, chart: CompiledChart):
         self.model: ChartModel | None = None
@@ -55,8 +56,6 @@ def _no_action(*args: Any, **kwargs: Any) -> None:
 
 class ReferenceRuntime:
     """Runs the same events on python-statemachine instances of the chart classes."""
-
-    name = "python-statemachine"
 
     def __init__(self) -> None:
         self.machines: dict[str, tuple[Any, _ReferenceModel]] = {}
@@ -113,8 +112,6 @@ class ReferenceRuntime:
 
 class CheckedRuntime:
     """Drives both runtimes with every event and fails on the first difference."""
-
-    name = "checked"
 
     def __init__(self) -> None:
         self.fast = FastRuntime()

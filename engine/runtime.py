@@ -7,9 +7,10 @@ stays the reference semantics; :class:`ReferenceRuntime` drives real instances o
 classes and :class:`CheckedRuntime` drives both and fails on the first disagreement (both in
 ``reference_runtime``, and named here too).
 
-Both runtimes split an event into the same three parts: choose the enabled transitions (guards
-read the engine through a model object), move to the new configuration, then run the chosen
-transitions' actions in order. Actions therefore always see the configuration after the event.
+A runtime does two parts of an event: it chooses the enabled transitions (guards read the
+engine through a model object) and moves to the new configuration; the engine
+(``core.Table``) then runs the chosen transitions' actions in document order, whichever
+runtime chose them. Actions therefore always see the configuration after the event.
 """
 
 from __future__ import annotations
@@ -347,17 +348,12 @@ def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bo
 
 @cache
 def compiled(name: str) -> CompiledChart:
-    """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``."""
-    return CompiledChart(name, CHARTS[name])
-
-
-def compiled_chart(name: str) -> CompiledChart:
-    """:func:`compiled`, for a name from outside (the exporters and the diagrams): a ValueError
-    listing the charts for any name that is not a chart's, where ``compiled`` alone raises a
-    bare ``KeyError: 'nope'``."""
+    """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``,
+    made once; a ValueError listing the charts for a name that is none of theirs (the
+    exporters and the diagrams take names from outside)."""
     if not isinstance(name, str) or name not in CHARTS:
         raise ValueError(f"unknown chart {name!r}: the charts are {', '.join(sorted(CHARTS))}")
-    return compiled(name)
+    return CompiledChart(name, CHARTS[name])
 
 
 class ChartModel(Protocol):
@@ -376,8 +372,6 @@ class Runtime(Protocol):
     """What moves the charts: :class:`FastRuntime`, :class:`ReferenceRuntime` or
     :class:`CheckedRuntime` (the engine and the model checker take any of them)."""
 
-    name: str
-
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel
     ) -> list[Transition]:
@@ -387,8 +381,6 @@ class Runtime(Protocol):
 
 class FastRuntime:
     """Runs compiled charts over configurations kept in the game state."""
-
-    name = "fast"
 
     def send(
         self, host: ChartHost, key: str, chart: str, event: str, model: ChartModel

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from engine.runtime import CompiledChart, Transition, compiled_chart
+from engine.runtime import CompiledChart, Transition, compiled
 
 SCXML_NS = "http://www.w3.org/2005/07/scxml"
 RIFT_NS = "https://riftchart.invalid/ns"
@@ -29,7 +29,7 @@ _ATTRIBUTE_ENTITIES = {'"': "&quot;", "\n": "&#10;", "\t": "&#9;"}
 def chart_scxml(name: str) -> str:
     """The chart ``name`` as an SCXML document (text, ending in a newline); a ValueError
     for a name that is not a chart's."""
-    chart = compiled_chart(name)
+    chart = compiled(name)
     root_attributes = {
         "xmlns": SCXML_NS,
         "xmlns:rift": RIFT_NS,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any
 
+from .scenario_fields import plain
 from .snapshot_checks import check_shape, not_json
 from .state import (
     Card,
@@ -71,7 +72,7 @@ def _item_data(item: ChainItem) -> dict[str, Any]:
 
 def card_data(card: Card | None) -> dict[str, Any] | None:
     """A card as JSON-ready data (None stays None: a drawn card nobody has seen)."""
-    return _plain(asdict(card)) if card else None
+    return plain(asdict(card)) if card else None
 
 
 def dump(s: GameState) -> dict[str, Any]:
@@ -85,16 +86,7 @@ def dump(s: GameState) -> dict[str, Any]:
         chain=[_item_data(i) for i in s.chain],
         queued_triggers=[[list(key), _item_data(item)] for key, item in s.queued_triggers],
     )
-    return _plain(data)
-
-
-def _plain(value: Any) -> Any:
-    """Tuples become lists and mappings plain dicts, so the data is JSON's."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+    return plain(data)
 
 
 def load(data: Mapping[str, Any]) -> GameState:

@@ -247,6 +247,7 @@ class GameState:
 
     @property
     def chain_open(self) -> bool:
+        """Whether the state is Open (CR 309): no Chain exists. Not "a Chain is open"."""
         return "open" in self.configs["priority"]
 
     @property
@@ -255,7 +256,7 @@ class GameState:
         return self.chain_open and self.contest_at is None
 
     @property
-    def contest(self) -> str:
+    def contest_battlefield(self) -> str:
         """The battlefield of the active contest (asked only while one runs)."""
         assert self.contest_at is not None, "no contest is active"
         return self.contest_at

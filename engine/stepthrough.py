@@ -65,7 +65,7 @@ from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names, chart_caption
-from engine.writable import check_writable, write_whole
+from engine.writable import write_whole
 from statecharts import GAME_WIDE_CHARTS
 
 # --- which charts a step lights -----------------------------------------------------------
@@ -173,7 +173,6 @@ def write_lit_run(result: RunResult, out_dir: str | Path, name: str | None = Non
     frames = [lit_charts(record) for record in result.steps]
     svgs = {folder / file: lit.svg() for _, file, lit in _picture_files(result, frames)}
     text = render_page(result, frames, pictures_folder=stem)
-    check_writable(folder, [*svgs, page])
     # the page last, so it is moved into place last
     write_whole(folder, {**svgs, page: text})
     _remove_stale(folder, set(svgs))

@@ -219,7 +219,7 @@ def _pickled(state: GameState) -> bytes:
 
 
 class Workers:
-    """N forked worker processes that keep the states they find (see the comment above)."""
+    """N forked worker processes that keep the states they find (see the module docstring)."""
 
     def __init__(self, count: int, expansion: Expansion):
         # forked where possible so that they start at once and share the parent's compiled

@@ -136,7 +136,9 @@ class AllOrNothing:
 def write_whole(folder: Path, files: Mapping[Path, str | bytes]) -> None:
     """Make ``folder`` if it is missing and write ``files`` (path -> content) in it, in the order
     given, all or none (:class:`AllOrNothing`): on any failure, Ctrl-C too, what this call made
-    goes and what was there stays; an ``OSError`` names the user's path."""
+    goes and what was there stays; an ``OSError`` names the user's path. The places are
+    checked first (:func:`check_writable`), so that what is in the way is said in plain words."""
+    check_writable(folder, files)
     made = AllOrNothing()
     try:
         made.folder(folder)

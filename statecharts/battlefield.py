@@ -236,7 +236,7 @@ class Battlefield(RiftChart):
                     combat_staged,
                     cond="opponents_face_off_here",
                     unless="combat_in_progress_here",
-                    on="note_combat_staged",
+                    on="record_staged_combatants",
                 ),
             ) | cite(
                 "CR 323.10",
@@ -247,7 +247,7 @@ class Battlefield(RiftChart):
             restage_combat = cite(
                 "CR 461.3.d.1",
                 combat_unstaged.to(
-                    combat_staged, cond="both_sides_remain", on="note_combat_restaged"
+                    combat_staged, cond="both_sides_remain", on="record_restaged_combatants"
                 ),
             )
             open_combat = cite(

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from engine.errors import RuntimeDisagreement
 from engine.runner import OK, StepRecord, run_file
-from engine.runtime import CheckedRuntime, FastRuntime
+from engine.runtime import CheckedRuntime, FastRuntime, compiled
 from tests.chart_agreement import disagreements
 from tests.conftest import ROOT, SCENARIOS
 
@@ -30,11 +31,25 @@ def test_scenario_passes_and_charts_agree(path):
     assert runtime.events_checked > 0
 
 
+def test_a_transition_the_compiled_tables_lack_is_a_disagreement(monkeypatch) -> None:
+    """The checked runtime hears every event, even one the compiled tables have no transition
+    for: tables that lost a transition python-statemachine has are caught at that event, not
+    later by an ``expect`` that happens to look (or not at all)."""
+    chart = compiled("battlefield")
+    lost = [key for key in chart._by_state_event if key[1] == "check_stale_contest"]
+    assert lost
+    for key in lost:
+        monkeypatch.setitem(chart._by_state_event, key, [])
+    monkeypatch.setattr(chart, "_plans", {})  # what was worked out from the whole tables
+    monkeypatch.setattr(chart, "_outcomes", {})
+    with pytest.raises(RuntimeDisagreement, match="check_stale_contest from"):
+        run_file(ROOT / "scenarios" / "026_cleanup_stale_contested_reapplied.yaml",
+                 runtime=CheckedRuntime())
+
+
 class RecordingRuntime:
     """The fast runtime, remembering every configuration it wrote, to catch anyone else writing
     one (around it rather than a subclass: the compiled build's classes have none)."""
-
-    name = "recording"
 
     def __init__(self) -> None:
         self.fast = FastRuntime()
