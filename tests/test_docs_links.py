@@ -15,14 +15,17 @@ from tests.conftest import ROOT
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+_ID = re.compile(r'<a id="([^"]+)"></a>')  # an anchor of its own, such as a decision's
 
 
 def _anchors(path: Path) -> set[str]:
     """The anchors GitHub gives the headings of ``path``: lower case, punctuation dropped,
-    spaces made hyphens, a repeated heading numbered ``-1``, ``-2``..."""
+    spaces made hyphens, a repeated heading numbered ``-1``, ``-2``...; and the anchors the
+    file names itself (``<a id="d16"></a>``)."""
     seen: dict[str, int] = {}
-    anchors = set()
-    for line in _CODE.sub("", path.read_text(encoding="utf-8")).splitlines():
+    text = _CODE.sub("", path.read_text(encoding="utf-8"))
+    anchors = set(_ID.findall(text))
+    for line in text.splitlines():
         heading = re.match(r"#{1,6}\s+(.*)", line)
         if not heading:
             continue
@@ -60,3 +63,21 @@ def test_the_link_check_finds_links() -> None:
     assert "docs/decisions.md#rules-profiles" in readme
     assert "docs/scenarios.md" in readme
     assert "rules-profiles" in _anchors(ROOT / "docs" / "decisions.md")
+
+
+def test_every_decision_a_document_names_links_to_it() -> None:
+    """A decision (``D16``) named in a document is a link to it, so that a reader gets there
+    in one click; each decision has the anchor its number names."""
+    text = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    marked = re.findall(r'^<a id="d(\d+)"></a>\*\*D(\d+)\.', text, re.MULTILINE)
+    assert marked and all(anchor == number for anchor, number in marked)
+    assert len(marked) == len(re.findall(r"^(?:<a [^>]*></a>)?\*\*D\d+\.", text, re.MULTILINE))
+    decisions = {number for number, _ in marked}
+    bare = []
+    for document in DOCUMENTS:
+        # what is neither code, nor a link already, nor a decision's own title
+        prose = re.sub(r"\[[^\]]*\]\([^)]*\)|^<a [^>]*></a>\*\*D\d+\.", "",
+                       _CODE.sub("", document.read_text(encoding="utf-8")), flags=re.MULTILINE)
+        bare += [f"{document.name}: D{n}" for n in re.findall(r"\bD(\d+)\b", prose)
+                 if n in decisions]
+    assert not bare, bare
