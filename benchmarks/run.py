@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks import compiled_build  # noqa: E402
 from engine import actions, explore, invariants  # noqa: E402
 from engine.game import Game  # noqa: E402
-from engine.runtime import FastRuntime, ReferenceRuntime, compiled  # noqa: E402
+from engine.runtime import FastRuntime, ReferenceRuntime, compiled, forget_compiled  # noqa: E402
 
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
 FFA = ROOT / "models" / "ffa_three_players.yaml"
@@ -116,7 +116,7 @@ def bench_runtimes(quick: bool) -> dict[str, Any]:
     reference_time, reference = replay(ReferenceRuntime(), events)
     # cold: the charts compiled anew, every plan worked out as the events first meet it;
     # warm: the same events again, as a long game or a search meets them
-    compiled.cache_clear()
+    forget_compiled()
     cold_time, fast = replay(FastRuntime(), events)
     warm_time, again = replay(FastRuntime(), events)
     return {

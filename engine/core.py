@@ -71,7 +71,7 @@ class Table:
     def _dispatch(self, key: str, event: str, args: dict[str, Any]) -> list[Transition]:
         route = _routes.get(key) or _new_route(key)
         config = self.state.configs[key]
-        if not route.chart.plan(config, event) and type(self.runtime) is FastRuntime:
+        if not route.chart.plan(config, event) and isinstance(self.runtime, FastRuntime):
             # no transition for it here at all (most of what Cleanup asks): the fast runtime
             # reads these very tables, so no model need be made. Any other runtime is asked
             # every event: python-statemachine must find no transition either, or a table

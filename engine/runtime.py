@@ -346,14 +346,29 @@ def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bo
     return True
 
 
-@cache
+_COMPILED: dict[str, CompiledChart] = {}
+
+
 def compiled(name: str) -> CompiledChart:
     """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``,
-    made once; a ValueError listing the charts for a name that is none of theirs (the
-    exporters and the diagrams take names from outside)."""
-    if not isinstance(name, str) or name not in CHARTS:
-        raise ValueError(f"unknown chart {name!r}: the charts are {', '.join(sorted(CHARTS))}")
-    return CompiledChart(name, CHARTS[name])
+    made once; a ValueError listing the charts for a name that is none of theirs, even one
+    that does not hash (the exporters and the diagrams take names from outside). A dict
+    rather than ``functools.cache``, which would hash the name before it is checked (and
+    costs more a call: every event asks for its chart)."""
+    try:
+        return _COMPILED[name]
+    except (KeyError, TypeError):
+        if not isinstance(name, str) or name not in CHARTS:
+            raise ValueError(f"unknown chart {name!r}: the charts are "
+                             f"{', '.join(sorted(CHARTS))}") from None
+    chart = _COMPILED[name] = CompiledChart(name, CHARTS[name])
+    return chart
+
+
+def forget_compiled() -> None:
+    """The next :func:`compiled` of each chart compiles it anew (what a benchmark of a cold
+    start measures)."""
+    _COMPILED.clear()
 
 
 class ChartModel(Protocol):

@@ -8,7 +8,7 @@ from dataclasses import asdict, fields, replace
 from typing import Any
 
 from .scenario_fields import plain
-from .snapshot_checks import check_shape, not_json
+from .snapshot_checks import NestedTooDeeply, check_shape, not_json
 from .state import (
     Card,
     ChainItem,
@@ -104,7 +104,9 @@ def load(data: Mapping[str, Any]) -> GameState:
             raise ValueError(f"a {FORMAT} snapshot with a value that is not JSON data: {problem}")
         # the game must not share the caller's mutable effects
         data = copy.deepcopy(data)
-    except RecursionError:
+    except NestedTooDeeply as deep:
+        raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one: {deep}") from None
+    except RecursionError:  # the caller's own stack was nearly used up
         raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one") from None
     try:
         _with_split_choosing(data)

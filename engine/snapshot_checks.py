@@ -15,7 +15,7 @@ from typing import Any
 from statecharts import GAME_WIDE_CHARTS
 
 from .runtime import compiled
-from .scenario_model import CARD_TYPES, TIMINGS
+from .scenario_model import CARD_TYPES, TIMINGS, cut_short
 from .state import OFF_BOARD, PROFILES, battlefield_key, chart_of
 
 #: the kinds of pending choice: which staged contest opens, and a combat's damage
@@ -191,26 +191,38 @@ def _expect(value: Any, where: str, check: Check, what: str) -> None:
         raise ValueError(f"{where} is {value!r}, {what}")
 
 
-def not_json(value: Any, where: str = "") -> str | None:
+#: how deep lists and mappings may nest in a snapshot: what riftchart writes nests less than
+#: 60 deep (a scenario file nests at most 50, scenario_model.MAX_DEPTH), and deeper data
+#: would be restored only to make ``snapshot()`` run out of stack later
+MAX_SNAPSHOT_DEPTH = 100
+
+
+class NestedTooDeeply(ValueError):
+    """Lists and mappings nested more than :data:`MAX_SNAPSHOT_DEPTH` deep."""
+
+
+def not_json(value: Any, where: str = "", depth: int = 0) -> str | None:
     """Where in ``value`` (named ``where``; the whole snapshot when none) the first value is
     that is not JSON data, said as a check's message says a wrong field, or None when it is
     all JSON data: what a snapshot holds, even in a field riftchart does not read or in a
     card's effect. A tuple is not (it would come back a list), nor a number JSON cannot write
-    (NaN, infinity)."""
+    (NaN, infinity). :class:`NestedTooDeeply` past :data:`MAX_SNAPSHOT_DEPTH`."""
     if value is None or isinstance(value, (str, bool, int)):
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{where} is {value!r}, not JSON data"
+    if isinstance(value, (list, dict)) and depth >= MAX_SNAPSHOT_DEPTH:
+        raise NestedTooDeeply(f"{cut_short(where)} is nested more than {MAX_SNAPSHOT_DEPTH} deep")
     if isinstance(value, list):
         for i, v in enumerate(value):
-            if (found := not_json(v, f"{where}[{i}]")) is not None:
+            if (found := not_json(v, f"{where}[{i}]", depth + 1)) is not None:
                 return found
         return None
     if isinstance(value, dict):
         for k, v in value.items():
             if not isinstance(k, str):
                 return f"{where or 'the snapshot'} has the key {k!r}, not a string: not JSON data"
-            if (found := not_json(v, f"{where}[{k!r}]" if where else k)) is not None:
+            if (found := not_json(v, f"{where}[{k!r}]" if where else k, depth + 1)) is not None:
                 return found
         return None
     return f"{where} is {value!r}, not JSON data"

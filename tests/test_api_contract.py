@@ -32,6 +32,7 @@ from engine import (
 from engine.action_types import ACTION_STEPS, from_step, to_step
 from engine.actions import ACTION_TYPES
 from engine.runtime import CheckedRuntime
+from engine.snapshot_checks import MAX_SNAPSHOT_DEPTH
 from tests.conftest import ROOT
 
 SCENARIOS = ROOT / "scenarios"
@@ -772,10 +773,25 @@ def test_json_nested_too_deeply_is_a_value_error() -> None:
         deep = [deep]
     with pytest.raises(ValueError, match="nested too deeply"):
         Game.restore({**data, "extra": deep})
-    # JSON data a few hundred deep is data still: restored (a field riftchart does not read)
+    # deep enough to pass a copy, but not what snapshot() and to_json() can write back: said
+    # at once, rather than restored to fail later; as deep as riftchart could write, restored
     text = Game.from_scenario(MANUAL_DAMAGE).to_json()
-    assert Game.from_json(text[:-1] + ', "extra": ' + "[" * 450 + "]" * 450 + "}").to_json() \
-        == text
+    with pytest.raises(ValueError, match=r"nested too deeply to be one: extra\[0\]"):
+        Game.from_json(text[:-1] + ', "extra": ' + "[" * 450 + "]" * 450 + "}")
+    data = _snapshot_with_a_chain()
+    card = data["hands"]["P1"][0]
+    for depth, restores in ((MAX_SNAPSHOT_DEPTH - 5, True), (MAX_SNAPSHOT_DEPTH - 4, False)):
+        deep: Any = 1
+        for _ in range(depth):
+            deep = [deep]
+        # the snapshot, hands, P1, the card and its effect hold it: 5 levels more
+        card["effect"] = {"gain_points": deep}
+        if restores:
+            assert json.loads(Game.restore(data).to_json()) == data
+        else:
+            with pytest.raises(ValueError, match=re.escape(
+                    "nested too deeply to be one: hands['P1'][0]['effect']['gain_points']")):
+                Game.restore(data)
 
 
 def test_the_action_steps_are_the_steps_of_every_action_type() -> None:

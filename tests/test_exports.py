@@ -526,6 +526,9 @@ def test_an_unknown_chart_name_is_a_value_error_listing_the_charts(export):
     with pytest.raises(ValueError, match="unknown chart 'nope'") as refused:
         export("nope")
     assert all(name in str(refused.value) for name in NAMES)
+    for name in (["battlefield"], None, 3):  # not a name at all, even one that does not hash
+        with pytest.raises(ValueError, match=re.escape(f"unknown chart {name!r}")):
+            export(name)
 
 
 @pytest.mark.parametrize("name", sorted(CHARTS))
