@@ -346,15 +346,17 @@ def _guards_hold(guards: tuple[tuple[str, bool], ...], guard: Callable[[str], bo
     return True
 
 
-_COMPILED: dict[str, CompiledChart] = {}
+# the charts compiled so far, by name (keys typed `object` as compiled's argument is: see there)
+_COMPILED: dict[object, CompiledChart] = {}
 
 
-def compiled(name: str) -> CompiledChart:
+def compiled(name: object) -> CompiledChart:
     """The compiled form of the chart registered under ``name`` in ``statecharts.CHARTS``,
     made once; a ValueError listing the charts for a name that is none of theirs, even one
     that does not hash (the exporters and the diagrams take names from outside). A dict
     rather than ``functools.cache``, which would hash the name before it is checked (and
-    costs more a call: every event asks for its chart)."""
+    costs more a call: every event asks for its chart); ``object``, not ``str``, so that the
+    compiled build too (which checks a ``str`` on the way in) says a list is no chart's name."""
     try:
         return _COMPILED[name]
     except (KeyError, TypeError):
