@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any
@@ -102,8 +101,8 @@ def load(data: Mapping[str, Any]) -> GameState:
         problem = not_json(data)
         if problem:
             raise ValueError(f"a {FORMAT} snapshot with a value that is not JSON data: {problem}")
-        # the game must not share the caller's mutable effects
-        data = copy.deepcopy(data)
+        # the game must not share the caller's mutable effects: a copy, of JSON data alone now
+        data = plain(data)
     except NestedTooDeeply as deep:
         raise ValueError(f"a {FORMAT} snapshot nested too deeply to be one: {deep}") from None
     except RecursionError:  # the caller's own stack was nearly used up
