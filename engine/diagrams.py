@@ -98,9 +98,17 @@ def chart_dot(
     cannot draw an edge to a cluster, so an edge to or from a compound or parallel state is
     drawn to a representative node inside it and clipped at the cluster's border
     (``lhead``/``ltail`` with ``compound=true``).
+
+    A transition from an atomic state to itself is a line inside the state, under a rule,
+    marked ↻, rather than a loop: Graphviz leaves a loop's label out of the frame of the
+    region around it, so loops in the battlefield's regions laid their labels over the
+    frames and over other loops.
     """
     chart = compiled(name)
     taken_set = frozenset(taken)
+    ends = [(_dot_ends(chart, t.source, target), t)
+            for t in chart.transitions for target in t.drawn_targets]
+    loops = _atomic_loops(chart, ends)
     lines = [
         f"digraph {dot_string(name)} {{",
         # nodesep: room between the states of a region for the labels of their loops
@@ -111,39 +119,67 @@ def chart_dot(
     ]
     lines += _dot_initial_marker(chart, None, 1)
     for root in chart.root_ids:
-        lines += _dot_state(chart, root, active, 1)
-    ends = [(_dot_ends(chart, t.source, target), t)
-            for t in chart.transitions for target in t.drawn_targets]
+        lines += _dot_state(chart, root, active, _loop_lines(chart, loops, taken_set), 1)
     for (tail, head, clips), transitions in _same_ends(ends):
-        lines.append(_dot_edge(chart, tail, head, clips, transitions, taken_set))
+        if (tail, head, clips) not in loops:
+            lines.append(_dot_edge(chart, tail, head, clips, transitions, taken_set))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
+def _atomic_loops(chart: CompiledChart, ends: list[tuple[tuple, Transition]]) -> set[tuple]:
+    """The ends of the loops drawn inside their state: an atomic state's to itself."""
+    return {(tail, head, clips) for (tail, head, clips), t in ends
+            if tail == head == t.source and not _is_cluster(chart, t.source)}
+
+
+def _loop_lines(chart: CompiledChart, loops: set[tuple], taken: frozenset[Transition]
+                ) -> dict[str, list[str]]:
+    """Each looping state's lines, ``↻ event [guard] (rule)`` in document order, the taken
+    ones in the taken colour."""
+    lines: dict[str, list[str]] = {}
+    for t in chart.transitions:
+        if (t.source, t.source, ()) in loops and t.source in t.drawn_targets:
+            line = f"&#8635; {_html(transition_label(t, chart))}"
+            if t in taken:
+                line = f'<font color="{TAKEN_COLOUR}">{line}</font>'
+            lines.setdefault(t.source, []).append(line)
+    return lines
+
+
 def _dot_state(
-    chart: CompiledChart, state_id: str, active: frozenset[str], depth: int
+    chart: CompiledChart, state_id: str, active: frozenset[str],
+    loop_lines: dict[str, list[str]], depth: int,
 ) -> list[str]:
     info = chart.states[state_id]
     pad = INDENT * depth
+    node = f"{dot_string(state_id)} [{_atomic_style(state_id, state_id in active, loop_lines)}];"
     if info.kind == "atomic" and not chart.in_parallel(state_id):
-        return [f"{pad}{dot_string(state_id)} [{_atomic_style(state_id in active)}];"]
+        return [pad + node]
     lines = [f"{pad}subgraph {dot_string('cluster_' + state_id)} {{"]
     lines += [f"{pad}{INDENT}{attr};" for attr in _cluster_attributes(chart, state_id, active)]
     if info.kind == "atomic":
         # an atomic region still gets its dashed frame; the state itself sits inside it
-        lines.append(f"{pad}{INDENT}{dot_string(state_id)} [{_atomic_style(state_id in active)}];")
+        lines.append(pad + INDENT + node)
     else:
         lines += _dot_initial_marker(chart, state_id, depth + 1)
         for child in info.children:
-            lines += _dot_state(chart, child, active, depth + 1)
+            lines += _dot_state(chart, child, active, loop_lines, depth + 1)
     lines.append(f"{pad}}}")
     return lines
 
 
-def _atomic_style(lit: bool) -> str:
-    if lit:
-        return f'style="rounded,filled,bold", fillcolor="{ACTIVE_FILL}", penwidth=2'
-    return 'style="rounded"'
+def _atomic_style(state_id: str, lit: bool, loop_lines: dict[str, list[str]]) -> str:
+    style = (f'style="rounded,filled,bold", fillcolor="{ACTIVE_FILL}", penwidth=2' if lit
+             else 'style="rounded"')
+    if state_id not in loop_lines:
+        return style
+    # the state's name, a rule, then its loops: a table without borders inside the box
+    rows = "<br/>".join(loop_lines[state_id])
+    return (f'{style}, label=<<table border="0" cellborder="0" cellspacing="0">'
+            f"<tr><td>{_html(state_id)}</td></tr><hr/>"
+            f'<tr><td align="left" balign="left"><font point-size="10">{rows}</font></td></tr>'
+            "</table>>")
 
 
 def _cluster_attributes(chart: CompiledChart, state_id: str, active: frozenset[str]) -> list[str]:

@@ -210,17 +210,37 @@ def test_each_pair_of_states_is_joined_by_one_edge(name):
 
 def test_a_taken_transition_is_coloured_in_its_line_of_a_shared_edge():
     chart = compiled("focus")
+    emptied = [t for t in chart.transitions if t.event == "chain_emptied"]
+    dot = chart_dot("focus", active=chart.initial, taken=emptied[1:])
+    (edge,) = [line for line in dot.splitlines() if "chain_emptied [else]" in line]
+    assert f'<font color="{TAKEN_COLOUR}">chain_emptied [else] (CR 346.1)</font>' in edge
+    assert "chain_emptied [chain_begun_by_card] (CR 346)<br" in edge and "penwidth=2.5" in edge
+    # only that line is in the taken colour: the edge's own font colour would paint them all
+    drawn = _svg_texts(render_svg(dot))
+    assert f'fill="{TAKEN_COLOUR}"' in drawn["chain_emptied [else] (CR 346.1)"]
+    assert "fill=" not in drawn["chain_emptied [chain_begun_by_card] (CR 346)"]
+
+
+def _svg_texts(svg: str) -> dict[str, str]:
+    """Each text an SVG draws, with its attributes."""
+    return {text: attributes
+            for attributes, text in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg)}
+
+
+def test_a_loop_is_a_line_inside_its_state_coloured_when_taken():
+    """A transition from an atomic state to itself is listed inside the state (↻ and its
+    label), not drawn as a loop, and a taken one is in the taken colour."""
+    chart = compiled("focus")
     converted = [t for t in chart.transitions if t.event == "converted"]
     dot = chart_dot("focus", active=chart.initial, taken=converted[1:])
-    (edge,) = [line for line in dot.splitlines() if "converted [else]" in line]
-    assert f'<font color="{TAKEN_COLOUR}">converted [else] (CR 459.2.c)</font>' in edge
-    assert "converted [seed_keeps_focus] (seed 000)<br" in edge and "penwidth=2.5" in edge
-    # only that line is in the taken colour: the edge's own font colour would paint them all
-    svg = render_svg(dot)
-    drawn = dict((text, attributes) for attributes, text
-                 in re.findall(r"<text ([^>]*)>([^<]*)</text>", svg))
-    assert f'fill="{TAKEN_COLOUR}"' in drawn["converted [else] (CR 459.2.c)"]
-    assert "fill=" not in drawn["converted [seed_keeps_focus] (seed 000)"]
+    assert '"holding" -> "holding"' not in dot
+    (node,) = [line for line in dot.splitlines() if line.strip().startswith('"holding" [')]
+    assert ("<tr><td>holding</td></tr><hr/>" in node
+            and "&#8635; converted [seed_keeps_focus] (seed 000)<br/>" in node)
+    drawn = _svg_texts(render_svg(dot))
+    loop = "\N{CLOCKWISE OPEN CIRCLE ARROW}"
+    assert f'fill="{TAKEN_COLOUR}"' in drawn[f"{loop} converted [else] (CR 459.2.c)"]
+    assert "fill=" not in drawn[f"{loop} pass_focus [else] (CR 347)"]
 
 
 def _mermaid_scopes(text: str) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
@@ -300,6 +320,58 @@ def test_dot_renders_without_errors_or_warnings(name):
         assert result.returncode == 0, result.stderr
         assert result.stderr == ""
         assert "<svg" in result.stdout
+
+
+#: a low estimate of Helvetica's mean character width, in ems
+_EM_PER_CHARACTER = 0.45
+_SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _svg_frames_and_texts(svg: str) -> tuple[dict[str, tuple[float, ...]], dict[str, list]]:
+    """The box of each cluster's frame, and the spans (left, right, baseline) of the texts of
+    each node and edge, by their titles (``state``, ``initial#parent``, ``tail->head``)."""
+    frames: dict[str, tuple[float, ...]] = {}
+    texts: dict[str, list] = {}
+    for group in ET.fromstring(svg).iter(f"{_SVG}g"):
+        title = group.findtext(f"{_SVG}title")
+        if group.get("class") == "cluster":
+            (outline,) = [e for e in group if e.tag in (f"{_SVG}path", f"{_SVG}polygon")]
+            numbers = [float(n) for n in re.findall(r"-?[\d.]+", outline.get("d")
+                                                    or outline.get("points") or "")]
+            xs, ys = numbers[0::2], numbers[1::2]
+            frames[title] = (min(xs), min(ys), max(xs), max(ys))
+        elif group.get("class") in ("node", "edge"):
+            for text in group.iter(f"{_SVG}text"):
+                width = _EM_PER_CHARACTER * float(text.get("font-size")) * len(text.text)
+                left = float(text.get("x")) - {"start": 0, "middle": width / 2,
+                                               "end": width}[text.get("text-anchor")]
+                texts.setdefault(title, []).append((left, left + width, float(text.get("y"))))
+    return frames, texts
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+@pytest.mark.parametrize("name", NAMES)
+def test_every_text_inside_a_state_or_region_lies_inside_its_frame(name):
+    """The states inside a compound state or a region, and the labels of the transitions
+    between them, are drawn inside its frame: Graphviz leaves a loop's label out of the
+    frame, which is why a loop is a line inside its state."""
+    chart = compiled(name)
+    frames, texts = _svg_frames_and_texts(render_svg(chart_dot(name)))
+
+    def state_of(node: str) -> str | None:  # an initial marker lies inside its parent
+        return node.removeprefix("initial#") or None if node.startswith("initial#") else node
+
+    checked = 0
+    for cluster, (left, top, right, bottom) in frames.items():
+        frame = cluster.removeprefix("cluster_")
+        for title, spans in texts.items():
+            ends = [state_of(node) for node in title.split("->")]
+            if all(end is not None and (end == frame or chart.is_descendant(end, frame))
+                   for end in ends):
+                for x0, x1, y in spans:
+                    assert left <= x0 and x1 <= right and top <= y <= bottom, (cluster, title)
+                    checked += 1
+    assert checked or not frames
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")

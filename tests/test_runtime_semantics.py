@@ -108,8 +108,9 @@ def test_an_atomic_states_internal_transition_into_itself_changes_nothing() -> N
 
 def test_a_transition_without_a_target_stays_in_its_source_in_every_export(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """An observer is told source -> source, the pictures and graphs draw a loop, and the
-    SCXML transition has no target attribute (SCXML's targetless transition)."""
+    """An observer is told source -> source, the DOT picture lists a loop inside its state,
+    Mermaid and the graphs draw one, and the SCXML transition has no target attribute
+    (SCXML's targetless transition)."""
     import xml.etree.ElementTree as ET
 
     from engine.diagrams import chart_dot, chart_mermaid
@@ -120,7 +121,8 @@ def test_a_transition_without_a_target_stays_in_its_source_in_every_export(
     monkeypatch.setitem(CHARTS, "corners", Corners)
     (poke,) = [t for t in CHART.transitions if t.event == "poke"]
     assert (poke.targets, poke.target, poke.drawn_targets) == ((), "l2", ("l2",))
-    assert '"l2" -> "l2" [label=<poke<br' in chart_dot("corners")
+    assert "<td>l2</td></tr><hr/>" in chart_dot("corners")  # a loop: a line inside l2
+    assert "&#8635; poke<br/>&#8635; spin</font>" in chart_dot("corners")
     assert "l2 --> l2 : poke<br/>spin" in chart_mermaid("corners")  # with spin, a loop too
     assert [(u, v) for u, v, data in chart_graph("corners").edges(data=True)
             if data["event"] == "poke"] == [("l2", "l2")]
