@@ -289,6 +289,9 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
     plan = {uid: n for uid, n in action.damage if n}
     if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in action.damage):
         raise IllegalAction("damage amounts are whole numbers, 0 or more", rule)
+    if any(n > pending["total"] for _, n in action.damage):  # said before any sum is written
+        raise IllegalAction(f"an amount is more than the {pending['total']} damage to assign",
+                            rule)
     if len(dict(action.damage)) != len(action.damage):
         raise IllegalAction("a unit is named twice", rule)
     for uid, _ in action.damage:

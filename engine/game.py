@@ -76,7 +76,8 @@ class Game:
         back exactly as it was and the exception goes on to the caller. An observer may not
         apply an action to the game that is telling it of one (:class:`ActionInProgress`).
         """
-        self._refuse_half_way(f"apply({action!r})")
+        if self._applying:  # only then is the action written out (a repr can fail)
+            self._refuse_half_way(f"apply({action!r})")
         action = actions.as_action(action)
         table = self._table
         actions.check(table.state, action)

@@ -121,6 +121,8 @@ def load_scenario_stream(stream: BinaryIO, label: str = STDIN_LABEL) -> Scenario
 
 
 def _read_file(path: str, label: str) -> str:
+    if "\0" in path:  # open() would raise ValueError: no file has such a name
+        raise ScenarioError(label, "<file>", "cannot read: a path cannot hold a NUL character")
     try:
         with open(path, "rb") as stream:
             return _read_stream(stream, label)

@@ -5,6 +5,7 @@ references to players, battlefields and units. Each fails with a
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -14,6 +15,7 @@ from engine.scenario_model import (
     MAX_INT,
     RESERVED_IDS,
     cut_short,
+    decimal_digits_readable,
     join_path,
     quoted,
 )
@@ -175,6 +177,9 @@ class FieldChecks:
             self.fail(at, f"expected an integer, got {kind_of(value)}")
         if value < 0:
             self.fail(at, "must be 0 or more")
+        if not decimal_digits_readable(value):  # the report could not write it
+            self.fail(at, f"a number of more than {sys.get_int_max_str_digits():,} decimal "
+                      "digits is out of range")
         return value
 
     def choice(self, value: Any, at: At, options: tuple[str, ...]) -> str:

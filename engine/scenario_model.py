@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -177,6 +178,14 @@ class Scenario:
 # How errors show values and field paths
 
 #: Longer names and keys are cut short in messages and fields: a message stays readable.
+def decimal_digits_readable(value: int) -> bool:
+    """Whether Python writes ``value`` in decimal: it refuses a number of more digits than
+    ``sys.get_int_max_str_digits()`` (4,300 by default) either way, to text or from it."""
+    limit = sys.get_int_max_str_digits()
+    # fewer than 3 bits a digit: below 8 ** limit, so below 10 ** limit, with no big power
+    return not limit or abs(value).bit_length() <= 3 * limit or abs(value) < 10 ** limit
+
+
 SHOWN_CHARS = 40
 
 

@@ -8,15 +8,30 @@ that fits no position is trusted (docs/embedding.md).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import sys
 from collections.abc import Callable, Mapping
+from dataclasses import MISSING
 from typing import Any
 
 from statecharts import GAME_WIDE_CHARTS
 
+from .errors import ScenarioError
 from .runtime import compiled
-from .scenario_model import CARD_TYPES, TIMINGS, cut_short
-from .state import OFF_BOARD, PROFILES, battlefield_key, chart_of
+from .scenario_checks import Checker
+from .scenario_fields import At
+from .scenario_model import CARD_TYPES, TIMINGS, cut_short, decimal_digits_readable
+from .state import (
+    OFF_BOARD,
+    PROFILES,
+    Card,
+    ChainItem,
+    Field,
+    Unit,
+    battlefield_key,
+    chart_of,
+)
 
 #: the kinds of pending choice: which staged contest opens, and a combat's damage
 CHOICES = ("battlefield", "damage")
@@ -59,6 +74,7 @@ def check_shape(data: Mapping[str, Any]) -> None:
         raise ValueError("queued_triggers holds an entry that is not an [order, item] pair")
     _check_scalars(data, players, battlefields)
     _check_entries(data, players, battlefields)
+    _check_effects(data, players, battlefields)
 
 
 def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: list[str]) -> None:
@@ -90,6 +106,10 @@ def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: li
             and (pending["kind"] != "damage" or is_count(pending.get("total")))):
         raise ValueError("pending is neither null nor a choice (player, kind: "
                          f"{' or '.join(CHOICES)}, options, and a damage choice's total)")
+    if pending is not None and pending["kind"] == "battlefield" and not (
+            pending["options"] and all(o in battlefields for o in pending["options"])):
+        raise ValueError(f"pending.options is {pending['options']!r}, not a list of "
+                         "battlefields to choose from")
 
 
 def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: list[str]) -> None:
@@ -97,6 +117,7 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
     snapshot did not write (one with a default) is checked only where it is given."""
     player, player_or_none = _player_checks(players)
     places = ("base", *OFF_BOARD, *battlefields)
+    unit_ids: set[str] = set()
     for i, unit in enumerate(data["units"]):
         _check_fields(unit, f"units[{i}]", {
             "id": (_is_str, "not a unit id"),
@@ -113,7 +134,10 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             "designation": (DESIGNATIONS.__contains__, "neither null, attacker nor defender"),
             "timing": _one_of(TIMINGS),
             "triggers": TRIGGERS,
-        })
+        }, Unit)
+        if unit["id"] in unit_ids:  # one of the two would be lost
+            raise ValueError(f"units[{i}].id is {unit['id']!r}, the id of an earlier unit")
+        unit_ids.add(unit["id"])
     for i, field in enumerate(data["fields"]):
         _check_fields(field, f"fields[{i}]", {
             "name": NAME,
@@ -123,7 +147,7 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             "scored": (_list_of(player[0]), "not a list of players"),
             "staged_combatants": (_list_of(player[0]), "not a list of players"),
             "abilities": TRIGGERS,
-        })
+        }, Field)
     for who, cards in data["hands"].items():
         _expect(cards, f"hands[{who!r}]", _is_list, "not a list of cards")
         for i, card in enumerate(cards):
@@ -143,7 +167,7 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
                 "source": (_or_none(_is_str), "neither null nor an id"),
                 "where": (_or_none(places.__contains__), "neither null nor a place"),
                 "card": (_or_none(_is_mapping), "neither null nor a card"),
-            })
+            }, ChainItem)
             if item.get("card") is not None:
                 _check_card(item["card"], f"{where}.card")
     for who, plan in data["damage_plan"].items():
@@ -151,6 +175,43 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
                 "not a mapping of units to damage")
         for uid, amount in plan.items():
             _expect(amount, f"damage_plan[{who!r}][{uid!r}]", *COUNT)
+
+
+def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: list[str]
+                   ) -> None:
+    """Every effect (of a card, a trigger, a battlefield's ability, a Chain item) as a
+    scenario file may give it (:meth:`Checker.effect`): one the rules cannot carry out (an
+    amount below 0, an unknown kind, a unit or a place that is none) would otherwise be
+    taken in, to fail only when it resolves."""
+    checker = Checker("snapshot")
+    checker.players = tuple(players)
+    checker.battlefields = set(battlefields)
+    checker.units = {unit["id"] for unit in data["units"]}
+    checker.ids = {unit["id"]: f"units[{i}]" for i, unit in enumerate(data["units"])}
+    checker.units |= {card["id"] for cards in data["hands"].values() for card in cards
+                      if card is not None and card.get("type") == "unit"}
+    effects = [(f"units[{i}]", unit) for i, unit in enumerate(data["units"])]
+    effects += [(f"fields[{i}]", field) for i, field in enumerate(data["fields"])]
+    effects += [(f"hands[{who!r}][{i}]", card) for who, cards in data["hands"].items()
+                for i, card in enumerate(cards) if card is not None]
+    effects += [(f"chain[{i}]", item) for i, item in enumerate(data["chain"])]
+    effects += [(f"queued_triggers[{i}][1]", item)
+                for i, (_, item) in enumerate(data["queued_triggers"])]
+    for where, entry in list(effects):  # a Chain item's card, and the triggers of each
+        card = entry.get("card")
+        if isinstance(card, Mapping):  # its effect is the item's, read once (a play_unit's id)
+            effects.append((f"{where}.card", {**card, "effect": None}))
+    for where, entry in list(effects):
+        for name in ("triggers", "abilities"):
+            effects += [(f"{where}.{name}[{i}]", t) for i, t in enumerate(entry.get(name) or ())]
+    try:
+        for where, entry in effects:
+            if entry.get("effect") is not None:
+                checker.effect(entry["effect"], At(f"{where}.effect", None))
+        for check in checker.deferred or ():  # the units a play_unit brings, once all are known
+            check()
+    except ScenarioError as error:
+        raise ValueError(f"{error.field}: {error.message}") from None
 
 
 def _check_card(card: Any, where: str) -> None:
@@ -163,7 +224,9 @@ def _check_card(card: Any, where: str) -> None:
         "might": COUNT,
         "keywords": KEYWORDS,
         "triggers": TRIGGERS,
-    })
+    }, Card)
+    if card["type"] == "spell" and card.get("effect") is None:
+        raise ValueError(f"{where} is a spell with no effect")
 
 
 def _is_trigger(value: Any) -> bool:
@@ -177,16 +240,25 @@ def _player_checks(players: list[str]) -> tuple[tuple[Check, str], tuple[Check, 
             (_or_none(players.__contains__), "neither null nor one of the players"))
 
 
-def _check_fields(entry: Any, where: str, checks: Mapping[str, tuple[Check, str]]) -> None:
+def _check_fields(entry: Any, where: str, checks: Mapping[str, tuple[Check, str]],
+                  kind: type) -> None:
+    """The fields of an entry that makes a ``kind`` (Unit, Field, Card, ChainItem): each
+    one given of the right shape, and none missing that ``kind`` has no default for."""
     if not isinstance(entry, Mapping):
         raise ValueError(f"{where} is {entry!r}, not a mapping")
+    for field in dataclasses.fields(kind):
+        if field.name not in entry and field.default is field.default_factory is MISSING:
+            raise ValueError(f"{where} has no {field.name!r}")
     for name, (check, what) in checks.items():
-        if name in entry:  # a missing one: the constructor names it, or gives its default
+        if name in entry:  # a missing one has its default
             _expect(entry[name], f"{where}.{name}", check, what)
 
 
 def _expect(value: Any, where: str, check: Check, what: str) -> None:
     """``what``: what the value is not ("not a whole number from 0", "neither null nor...")."""
+    if isinstance(value, int) and not decimal_digits_readable(value):  # repr() would fail
+        raise ValueError(f"{where} is a number of more than {sys.get_int_max_str_digits():,} "
+                         "digits, which JSON text from Python cannot hold")
     if not check(value):
         raise ValueError(f"{where} is {value!r}, {what}")
 
@@ -229,7 +301,9 @@ def not_json(value: Any, where: str = "", depth: int = 0) -> str | None:
 
 
 def is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A whole number from 0 that Python can write in decimal (``to_json`` writes it)."""
+    return (isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            and decimal_digits_readable(value))
 
 
 def _is_bool(value: Any) -> bool:

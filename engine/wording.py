@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def counted(n: int, noun: str) -> str:
     """``1 point``, ``2 points``: a count and its noun, as the trace and reports say it."""
@@ -9,5 +11,14 @@ def counted(n: int, noun: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """``text`` with every line break (as ``str.splitlines`` sees them) turned into a space."""
-    return " ".join(text.splitlines()) if text else text
+    """``text`` as one line a terminal shows as it is: every line break (as
+    ``str.splitlines`` sees them) becomes a space, and every other control character its
+    escape (``\\x1b``), so a name or id in a scenario cannot move the cursor, clear the screen
+    or retitle the window."""
+    if not text:
+        return text
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", " ".join(text.splitlines()))
+
+
+#: C0 and C1 control characters and DEL (line breaks are spaces before this applies)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")

@@ -520,6 +520,26 @@ def test_an_id_with_a_line_break_keeps_each_trace_line_on_one_line(tmp_path):
     assert [line for line in lines if line.startswith("step")] == [lines[1]]
 
 
+def test_control_characters_in_names_and_ids_reach_the_terminal_as_escapes(tmp_path):
+    """A name or an id may hold any character; the text output writes a control character
+    (ESC, BEL, NUL...) as its escape, so a scenario cannot clear the screen, retitle the
+    window or colour what follows, in the trace or in an error message."""
+    path = write(tmp_path, "escapes.yaml", (
+        'name: "evil\\e]0;pwned\\a\\e[2J"\nplayers: [P1, P2]\nbattlefields: [{id: A}]\n'
+        'units: [{id: "U\\e[31m1\\0", controller: P1, might: 1, at: base}]\n'
+        'steps:\n  - move: {player: P1, units: ["U\\e[31m1\\0"], to: A}\n'))
+    done = riftchart("run", "--states", path)
+    assert done.returncode == 0, done.stderr
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", done.stdout)
+    assert done.stdout.startswith("== evil\\x1b]0;pwned\\x07\\x1b[2J (")
+    assert "  P1 exhausts U\\x1b[31m1\\x00: a Standard Move to A (CR 144)\n" in done.stdout
+    bad = write(tmp_path, "bad.yaml", EXAMPLE.replace("name:", '"k\\e[2J": 1\nname:', 1))
+    refused = riftchart("run", bad)
+    assert refused.returncode == 2
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", refused.stderr)
+    assert ": k\\x1b[2J: unknown key 'k\\x1b[2J'" in refused.stderr
+
+
 def test_a_long_unknown_key_is_cut_short_in_the_message(tmp_path):
     key = "k" * 5000
     # an explicit key (`? KEY`), which YAML allows as well as a plain one

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from engine.errors import IllegalAction, RiftchartError, ScenarioError
-from engine.runner import OK, run_scenario
+from engine.runner import OK, run_file, run_scenario
 from engine.scenario import (
     MAX_INT,
     MAX_STEPS,
@@ -29,6 +29,7 @@ from engine.scenario import (
     load_scenario,
     load_scenario_text,
 )
+from engine.wording import one_line
 
 FORMAT_EXAMPLE = """\
 name: Showdown at an empty battlefield (seed 000)
@@ -196,7 +197,7 @@ def rejected(source: Any, **kwargs: Any) -> ScenarioError:
     error = caught.value
     text = str(error)
     assert len(text.splitlines()) == 1, text
-    assert text.startswith(" ".join(f"{error.file}: {error.field}: ".splitlines()))
+    assert text.startswith(one_line(f"{error.file}: {error.field}: "))
     if error.line is not None:
         assert text.endswith(f" (line {error.line})")
     return error
@@ -1372,10 +1373,70 @@ def test_a_number_too_long_to_read_is_out_of_range(tmp_path: Path) -> None:
     digits = "9" * 4_400
     setup = rejected_text(tmp_path, FORMAT_EXAMPLE + f"victory_score: {digits}\n")
     assert (setup.field, setup.message) == (
-        "victory_score", "a number of 4,400 digits is out of range (at most 4,300 digits "
-        "are read)")
+        "victory_score", "a number written with 4,400 characters is out of range (at most "
+        "4,300 are read)")
     expect = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {digits}}}}}\n")
     assert expect.field.endswith("].expect.score.P1") and "out of range" in expect.message
+
+
+@pytest.mark.parametrize("number", ["0x" + "f" * 5_000, "0b" + "1" * 20_000, "0" + "7" * 20_000,
+                                    ":".join(["59"] * 3_000)],
+                         ids=["hexadecimal", "binary", "octal", "base 60"])
+def test_a_long_number_in_any_base_is_out_of_range_before_it_is_read(
+        tmp_path: Path, number: str) -> None:
+    """YAML 1.1 writes ints in bases 2, 8, 16 and 60 too: Python reads those of any length
+    (base 60 in time that grows as the square of the length), and then could not write them
+    in the report. Refused by their length, before they are read."""
+    error = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {number}}}}}\n")
+    assert error.field.endswith("].expect.score.P1")
+    assert error.message == (f"a number written with {len(number):,} characters is out of range "
+                             "(at most 4,300 are read)")
+
+
+def test_a_short_hexadecimal_number_too_large_to_write_is_out_of_range(tmp_path: Path) -> None:
+    """4,000 hexadecimal digits are 4,817 decimal ones: read, then refused."""
+    error = rejected_text(tmp_path, FORMAT_EXAMPLE
+                          + f"  - expect: {{score: {{P1: 0x{'f' * 4_000}}}}}\n")
+    assert error.message == "a number of more than 4,300 decimal digits is out of range"
+
+
+def test_an_expected_count_too_large_to_write_is_refused_in_a_dict_too() -> None:
+    data = yaml.safe_load(FORMAT_EXAMPLE)
+    data["steps"].append({"expect": {"score": {"P1": 10**5000}}})
+    error = rejected(data)
+    assert error.field.endswith("].expect.score.P1")
+    assert error.message == "a number of more than 4,300 decimal digits is out of range"
+
+
+def test_chained_merge_keys_are_bounded_as_nesting_is(tmp_path: Path) -> None:
+    """A mapping merged into one merged into another...: each link is one level deeper, so
+    a chain of them (which a loader copying keys at every link reads in time that grows as the
+    cube of its length) or a mapping that merges itself is refused at once."""
+    chain = "".join(f"a{i}: &a{i} {{<<: *a{i - 1}, k{i}: 1}}\n" for i in range(1, 900))
+    error = rejected_text(tmp_path, "a0: &a0 {k0: 1}\n" + chain + "name: t\n")
+    assert error.message == "merge keys (<<) chained more than 50 deep"
+    itself = rejected_text(tmp_path, "a: &a {<<: *a, k: 1}\nname: t\n")
+    assert (itself.field, itself.message) == ("a", "merge keys (<<) chained more than 50 deep")
+    short = "".join(f"a{i}: &a{i} {{<<: *a{i - 1}, k{i}: 1}}\n" for i in range(1, 40))
+    assert rejected_text(tmp_path, "a0: &a0 {k0: 1}\n" + short + "name: t\n").message == (
+        "unknown key 'a0'; expected one of: name, players, battlefields, rules, teams, "
+        "turn_player, victory_score, manual_damage, scores, deck, units, hands, steps")
+
+
+def test_the_keys_a_merge_copies_count_as_values(tmp_path: Path) -> None:
+    """A merge copies its mapping's keys: many merges of one wide mapping are as many values
+    as writing them out, and count against the 1,000,000."""
+    wide = "w: &w {" + ", ".join(f"k{i}: 1" for i in range(2_000)) + "}\n"
+    merges = "m: [" + ", ".join(["{<<: *w}"] * 600) + "]\n"
+    error = rejected_text(tmp_path, wide + merges + "name: t\n")
+    assert error.message.startswith("more than 1000000 values")
+
+
+def test_a_path_holding_a_nul_is_a_scenario_error() -> None:
+    error = rejected("a\0b.yaml")
+    assert (error.field, error.message) == (
+        "<file>", "cannot read: a path cannot hold a NUL character")
+    assert run_file("a\0b.yaml").code == 2
 
 
 def test_an_unreadable_int_is_not_called_too_long(tmp_path: Path) -> None:
