@@ -44,6 +44,10 @@ __all__ = ["Explorer", "Prepared", "Report", "Settings", "Symmetry", "Violation"
            "prepare", "state_key", "stored_key", "successor"]
 
 GRAPH_LIMIT = 5_000  # the most states a --graph file will hold
+#: the most units a position to explore may hold, in play or yet to be played: a Standard
+#: Move takes any group of a player's ready units, so n of them make 2 ** n - 1 moves to each
+#: destination in one state (30 units: a billion), which no search could list
+MAX_UNITS = 12
 
 
 @dataclass
@@ -343,6 +347,30 @@ def explore(start: GameState, settings: Settings, progress: Progress | None = No
 # --- from a scenario file ----------------------------------------------------------------------
 
 
+def _units_there_can_be(scenario: Scenario) -> int:
+    """The units of the setup, the unit cards in hand and the units that effects bring
+    (``play_unit``: a card's, a trigger's, a battlefield's, however deep in a sequence, each
+    id once): all that could be on the board at once."""
+    brought: set[str] = set()
+
+    def look(value: Any) -> None:
+        if isinstance(value, Mapping):
+            if isinstance(value.get("play_unit"), Mapping):
+                brought.add(value["play_unit"]["id"])
+            for inner in value.values():
+                look(inner)
+        elif isinstance(value, (list, tuple)):
+            for inner in value:
+                look(inner)
+
+    cards = [card for hand in scenario.hands.values() for card in hand]
+    triggers = [t for unit in scenario.units for t in unit.triggers]
+    triggers += [t for card in cards if card.unit for t in card.unit.triggers]
+    triggers += [t for bf in scenario.battlefields for t in bf.abilities]
+    look([card.effect for card in cards] + [t.effect for t in triggers])
+    return len(scenario.units) + sum(card.type == "unit" for card in cards) + len(brought)
+
+
 @dataclass
 class Prepared:
     """A scenario set up and its action steps played: the state the search starts from."""
@@ -363,6 +391,11 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
     scenario, document = load_scenario_document(path)
     if rules is not None:
         scenario = scenario.with_rules(rules)
+    units = _units_there_can_be(scenario)
+    if units > MAX_UNITS:
+        raise ScenarioError(scenario.path, "units", f"{units} units in play or in hand: too "
+                            f"large a position to explore (at most {MAX_UNITS}; n units make "
+                            "2^n - 1 Standard Moves to each destination in one state)")
     game = Game.from_scenario(scenario)
     prefix = []
     for step in scenario.steps:

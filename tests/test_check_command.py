@@ -158,6 +158,31 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
 
 
+def _crowded(units: int, brought: int) -> dict[str, Any]:
+    """GROUP_KILL with ``units`` units of P1's at base and a card whose sequence of effects
+    brings ``brought`` more, two levels deep."""
+    plays = [{"play_unit": {"id": f"N{i}", "might": 1}} for i in range(brought)]
+    return {**GROUP_KILL, "units": [
+        {"id": f"U{i}", "controller": "P1", "might": 1, "at": "base"} for i in range(units)],
+        "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
+                          "effect": {"sequence": [{"sequence": plays}]}}]}}
+
+
+@pytest.mark.parametrize(("units", "brought"), [(13, 0), (10, 3)])
+def test_a_position_with_more_units_than_a_search_can_list_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture, units: int, brought: int) -> None:
+    """n units make 2^n - 1 Standard Moves to each destination in one state: 30 of them, a
+    billion, which took all the memory before a first state was expanded. Counted with the
+    units effects bring, a position of more than 12 is refused before the search."""
+    path = str(write_yaml(tmp_path, _crowded(units, brought)))
+    assert cli.main(["check", path, "--max-states", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        f"{path}: units: 13 units in play or in hand: too large a position to explore (at most "
+        "12; n units make 2^n - 1 Standard Moves to each destination in one state)\n")
+    assert prepare(str(write_yaml(tmp_path, _crowded(units - 1, brought)))).start
+
+
 def test_where_the_profile_of_an_invariant_it_lacks_came_from_is_said(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """An invariant the profile does not have, with the profile from the file's ``rules:``:
