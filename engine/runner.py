@@ -33,7 +33,9 @@ Outcome = Literal["as written", "refused", "not refused", "refusal changed the s
 
 @dataclass
 class StepRecord:
-    """One step as it ran: what it did, the trace lines, and the state view after it."""
+    """One step as it ran: what it did, the trace lines, and the state view after it (the
+    parts of it a step left as they were are the earlier record's objects: read them, do not
+    change them)."""
 
     index: int
     do: dict[str, Any] | None
@@ -100,8 +102,10 @@ def run_scenario(
 
     def record(index: int, do: dict[str, Any] | None, lines: list[str],
                outcome: Outcome = "as written") -> None:
-        rec = StepRecord(index, do, lines, game.view(), game.configurations, list(taken),
-                         outcome)
+        view = game.view()
+        if result.steps:
+            view = _shared(view, result.steps[-1].state)
+        rec = StepRecord(index, do, lines, view, game.configurations, list(taken), outcome)
         taken.clear()
         result.steps.append(rec)
         if on_step:
@@ -121,6 +125,22 @@ def run_scenario(
             result.message = f"{scenario.path}: {where}: {failure}"
             break
     return result
+
+
+def _shared(view: dict[str, Any], earlier: dict[str, Any]) -> dict[str, Any]:
+    """``view`` with each of its parts that equals ``earlier``'s made that very object: a run
+    keeps every step's view, and a step changes little of it (10,000 steps of a 1,000-unit
+    position took 3 GB when each view was whole)."""
+    shared = {}
+    for key, value in view.items():
+        before = earlier.get(key, ABSENT)
+        if value == before:
+            shared[key] = before
+        elif isinstance(value, dict) and isinstance(before, dict):
+            shared[key] = _shared(value, before)
+        else:
+            shared[key] = value
+    return shared
 
 
 def _run_step(game: Game, step: Step) -> tuple[list[str], str | None, Outcome]:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from engine import cli
+from engine import Game, cli
 from engine.runner import run_file, run_files
 from tests.conftest import ROOT, SCENARIOS
 from tests.test_scenario_loader import FORMAT_EXAMPLE
@@ -456,6 +457,23 @@ def test_a_full_stderr_leaves_stdout_its_output(tmp_path):
     for command, args, code in _commands(tmp_path):
         done = _with_streams("2>/dev/full", *args)
         assert done.returncode == code and done.stdout, (command, args)
+
+
+def test_the_records_of_a_run_share_what_a_step_left_as_it_was(tmp_path):
+    """A run keeps every step's state view: each part a step did not change is the earlier
+    record's object (a long run of a large position took gigabytes when each was whole), and
+    each view still equals the game's own view after its step."""
+    scenario = yaml.safe_load(EXAMPLE)
+    scenario["units"] += [{"id": f"V{i}", "controller": "P2", "might": 1, "at": "base"}
+                          for i in range(50)]
+    steps = run_file(write(tmp_path, "many.yaml", yaml.safe_dump(scenario))).steps
+    game = Game.from_scenario(write(tmp_path, "again.yaml", yaml.safe_dump(scenario)))
+    assert steps[0].state == game.view()
+    moved, passed = steps[1], steps[3]  # the move of U1, then P1's pass
+    assert moved.state["units"] is not steps[0].state["units"]
+    assert moved.state["units"]["V0"] is steps[0].state["units"]["V0"]  # not moved
+    assert passed.state["units"] is steps[2].state["units"]  # a pass moves no unit
+    assert passed.state["focus"] != steps[2].state["focus"]
 
 
 def test_run_files_keeps_each_stream_apart_from_python(tmp_path):
