@@ -218,8 +218,23 @@ def file_keys(keys: Sequence[str]) -> dict[str, str]:
             chart, _, ident = key.partition(":")
             name = f"{chart}-{_file_part(ident, every=True)}"
         seen.add(name.casefold())
-        names[key] = name
+        names[key] = _within_a_file_name(name, key)
     return names
+
+
+#: the longest chart part of a picture's name: with ``step-NNN-`` and ``.svg`` it stays well
+#: within the 255 bytes a file name may have on common file systems
+MAX_FILE_KEY = 120
+
+
+def _within_a_file_name(name: str, key: str) -> str:
+    """``name``, or when longer than :data:`MAX_FILE_KEY` its first 100 characters, ``~~``
+    and 16 hex digits of the key's SHA-256: ``~~`` is in no encoded name (``~`` itself is
+    encoded), so a shortened name is none other."""
+    if len(name) <= MAX_FILE_KEY:
+        return name
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{name[:100]}~~{digest}"
 
 
 def _file_part(text: str, every: bool = False) -> str:

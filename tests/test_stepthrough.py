@@ -483,6 +483,24 @@ def test_battlefield_ids_that_differ_only_in_case_get_pictures_of_their_own(
     assert len({p.name.casefold() for p in written}) == len(written)
 
 
+def test_a_long_battlefield_id_gets_a_picture_whose_name_a_file_system_takes(
+        tmp_path: Path) -> None:
+    """60 times é is 360 characters encoded, past the 255 bytes of a file name: such a name is
+    cut to its first 100 characters, ``~~`` and a hash of the id, one for each id."""
+    long_ids = ["é" * 60, "é" * 59 + "e"]
+    names = stepthrough.file_keys([f"battlefield:{i}" for i in long_ids])
+    assert [len(n) for n in names.values()] == [118, 118]
+    assert len(set(names.values())) == 2
+    assert all(n.startswith("battlefield-~C3~A9") and "~~" in n for n in names.values())
+    path = tmp_path / "long.yaml"
+    path.write_text(
+        f"name: long\nplayers: [P1, P2]\nbattlefields: [{{id: {long_ids[0]}}}]\n"
+        "units: [{id: U1, controller: P1, might: 1, at: base}]\n", encoding="utf-8")
+    written = stepthrough.write_lit_run(_run(path), tmp_path / "out")
+    assert [p.name for p in written if "battlefield" in p.name] == [
+        f"step-000-{names['battlefield:' + long_ids[0]]}.svg"]
+
+
 # --- escaping -----------------------------------------------------------------------------
 
 
