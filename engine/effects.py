@@ -257,7 +257,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
     s = table.state
     uid = arg["id"]
     if ctx.you is None:
-        table.say(f'{uid} is not played: "you" is no one', "S 184.6.c")
+        _does_nothing_for_no_one(table, f"playing {uid}")
         return
     there = _where_it_is(s, uid)
     if there:
@@ -295,12 +295,17 @@ def _where_it_is(s: GameState, uid: str) -> str | None:
     return None
 
 
+def _does_nothing_for_no_one(table: Table, words: str) -> None:
+    """Say that an effect of an uncontrolled battlefield's ability which acts for "you"
+    (``words``: "gaining 1 point", "playing T1") does nothing."""
+    table.say(f'{words} does nothing: the battlefield has no controller, so "you" is no one',
+              "S 184.6.c")
+
+
 def _you_effect(table: Table, kind: str, amount: int, ctx: Context) -> None:
     if ctx.you is None:
-        words = {"gain_points": f"gaining {counted(amount, 'point')}",
-                 "draw": f"drawing {counted(amount, 'card')}"}[kind]
-        table.say(f'{words} does nothing: the battlefield has no controller, so "you" is no '
-                  "one", "S 184.6.c")
+        _does_nothing_for_no_one(table, {"gain_points": f"gaining {counted(amount, 'point')}",
+                                         "draw": f"drawing {counted(amount, 'card')}"}[kind])
         return
     if kind == "draw":
         scoring.draw(table, ctx.you, amount)
@@ -335,7 +340,10 @@ def _return_to_hand(table: Table, uid: str, arg: Any, ctx: Context) -> None:
 
 def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     unit = table.unit(uid)
-    if ctx.you is None or unit.controller == ctx.you:
+    if ctx.you is None:
+        _does_nothing_for_no_one(table, f"taking control of {table.name(uid)}")
+        return
+    if unit.controller == ctx.you:
         return
     if not table.state.opponents(ctx.you, unit.controller):
         table.say(f"{ctx.you} cannot control a teammate's unit ({uid})", "seed 001")

@@ -69,6 +69,10 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     # "you" is no one: said in the rules' words, not the file's keys
     ("059", None, 'gaining 1 point does nothing: the battlefield has no controller, so "you" is '
                   'no one (S 184.6.c)'),
+    ("282", None, 'taking control of E1 does nothing: the battlefield has no controller, so '
+                  '"you" is no one (S 184.6.c)'),
+    ("283", None, 'playing T1 does nothing: the battlefield has no controller, so "you" is no '
+                  'one (S 184.6.c)'),
     # a teammate's battlefield is no destination by rules.md 8 (seed 001 speaks of units)
     ("226", None, "U2 cannot go to D (a teammate controls it) (rules 8)"),
     ("226", None, "U2 is recalled instead: it stays in P1's base (CR 442.2.c)"),
