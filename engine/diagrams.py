@@ -10,7 +10,6 @@ depend on the installed Graphviz (its version is in an SVG comment) and are not 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TypeVar
@@ -18,6 +17,7 @@ from typing import TypeVar
 import graphviz
 
 from engine.runtime import CompiledChart, Transition, compiled
+from engine.wording import escaped_controls
 from engine.writable import write_whole
 from statecharts import CHARTS
 
@@ -286,11 +286,7 @@ def dot_string(text: str) -> str:
     it is, it would be dropped or passed on unseen. Other characters, UTF-8 as DOT reads
     them, are written as they are."""
     escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return '"' + _CONTROL.sub(lambda m: f"\\\\x{ord(m.group()):02x}", escaped) + '"'
-
-
-#: the control characters dot_string draws as codes (line breaks are escaped before)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+    return '"' + escaped_controls(escaped, backslash="\\\\") + '"'
 
 
 # --- Mermaid ------------------------------------------------------------------------------

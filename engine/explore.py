@@ -347,28 +347,46 @@ def explore(start: GameState, settings: Settings, progress: Progress | None = No
 # --- from a scenario file ----------------------------------------------------------------------
 
 
-def _units_there_can_be(scenario: Scenario) -> int:
-    """The units of the setup, the unit cards in hand and the units that effects bring
-    (``play_unit``: a card's, a trigger's, a battlefield's, however deep in a sequence, each
-    id once): all that could be on the board at once."""
-    brought: set[str] = set()
+def _most_units_of_one_player(scenario: Scenario) -> tuple[str, int]:
+    """The player who could have the most units at once, and how many: their setup units,
+    the unit cards in their hand and the units their cards and units make (``play_unit``,
+    however deep, each id once), with those a battlefield's abilities make (it may become
+    anyone's). Where a ``take_control`` could move units between players, every unit counts
+    for each, and the player said is "a player"."""
+    abilities = [t.effect for bf in scenario.battlefields for t in bf.abilities]
+    counts: dict[str, int] = {}
+    every: list[Any] = list(abilities)
+    for player in scenario.players:
+        cards = scenario.hands.get(player, ())
+        units = [u for u in scenario.units if u.controller == player]
+        theirs = [card.effect for card in cards] + [t.effect for u in units for t in u.triggers]
+        theirs += [t.effect for card in cards if card.unit for t in card.unit.triggers]
+        every += theirs
+        counts[player] = (len(units) + sum(card.type == "unit" for card in cards)
+                          + len(_made(theirs + abilities)))
+    if any("take_control" in effect for effect in _mappings(every)):
+        unit_cards = sum(card.type == "unit" for hand in scenario.hands.values() for card in hand)
+        return "a player", len(scenario.units) + unit_cards + len(_made(every))
+    player = max(counts, key=lambda p: counts[p])
+    return player, counts[player]
 
-    def look(value: Any) -> None:
-        if isinstance(value, Mapping):
-            if isinstance(value.get("play_unit"), Mapping):
-                brought.add(value["play_unit"]["id"])
-            for inner in value.values():
-                look(inner)
-        elif isinstance(value, (list, tuple)):
-            for inner in value:
-                look(inner)
 
-    cards = [card for hand in scenario.hands.values() for card in hand]
-    triggers = [t for unit in scenario.units for t in unit.triggers]
-    triggers += [t for card in cards if card.unit for t in card.unit.triggers]
-    triggers += [t for bf in scenario.battlefields for t in bf.abilities]
-    look([card.effect for card in cards] + [t.effect for t in triggers])
-    return len(scenario.units) + sum(card.type == "unit" for card in cards) + len(brought)
+def _made(effects: list[Any]) -> set[str]:
+    """The ids of the units ``play_unit`` effects among ``effects`` make."""
+    return {m["play_unit"]["id"] for m in _mappings(effects)
+            if isinstance(m.get("play_unit"), Mapping)}
+
+
+def _mappings(value: Any) -> Iterator[Mapping]:
+    """Every mapping in ``value``, however deep: an effect and the effects it holds."""
+    stack = [value]
+    while stack:
+        found = stack.pop()
+        if isinstance(found, Mapping):
+            yield found
+            stack += found.values()
+        elif isinstance(found, (list, tuple)):
+            stack += found
 
 
 @dataclass
@@ -391,11 +409,12 @@ def prepare(path: str, rules: str | None = None) -> Prepared:
     scenario, document = load_scenario_document(path)
     if rules is not None:
         scenario = scenario.with_rules(rules)
-    units = _units_there_can_be(scenario)
+    who, units = _most_units_of_one_player(scenario)
     if units > MAX_UNITS:
-        raise ScenarioError(scenario.path, "units", f"{units} units in play or in hand: too "
-                            f"large a position to explore (at most {MAX_UNITS}; n units make "
-                            "2^n - 1 Standard Moves to each destination in one state)")
+        raise ScenarioError(scenario.path, "units", f"{who} could have {units} units at once "
+                            "(set up, in hand, or made by play_unit): too large a position to "
+                            f"explore (at most {MAX_UNITS}; n units make 2^n - 1 Standard Moves "
+                            "to each destination in one state)")
     game = Game.from_scenario(scenario)
     prefix = []
     for step in scenario.steps:

@@ -177,7 +177,6 @@ class Scenario:
 # --------------------------------------------------------------------------------------------
 # How errors show values and field paths
 
-#: Longer names and keys are cut short in messages and fields: a message stays readable.
 def decimal_digits_readable(value: int) -> bool:
     """Whether Python writes ``value`` in decimal: it refuses a number of more digits than
     ``sys.get_int_max_str_digits()`` (4,300 by default) either way, to text or from it."""
@@ -186,6 +185,7 @@ def decimal_digits_readable(value: int) -> bool:
     return not limit or abs(value).bit_length() <= 3 * limit or abs(value) < 10 ** limit
 
 
+#: Longer names and keys are cut short in messages and fields: a message stays readable.
 SHOWN_CHARS = 40
 
 

@@ -182,12 +182,12 @@ def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: li
     """Every effect (of a card, a trigger, a battlefield's ability, a Chain item) as a
     scenario file may give it (:meth:`Checker.effect`): one the rules cannot carry out (an
     amount below 0, an unknown kind, a unit or a place that is none) would otherwise be
-    taken in, to fail only when it resolves."""
-    checker = Checker("snapshot")
+    taken in, to fail only when it resolves. A unit a ``play_unit`` names is known to the
+    other effects, as in a scenario file."""
+    checker = _EffectChecks("snapshot")
     checker.players = tuple(players)
     checker.battlefields = set(battlefields)
     checker.units = {unit["id"] for unit in data["units"]}
-    checker.ids = {unit["id"]: f"units[{i}]" for i, unit in enumerate(data["units"])}
     checker.units |= {card["id"] for cards in data["hands"].values() for card in cards
                       if card is not None and card.get("type") == "unit"}
     effects = [(f"units[{i}]", unit) for i, unit in enumerate(data["units"])]
@@ -198,9 +198,8 @@ def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: li
     effects += [(f"queued_triggers[{i}][1]", item)
                 for i, (_, item) in enumerate(data["queued_triggers"])]
     for where, entry in list(effects):  # a Chain item's card, and the triggers of each
-        card = entry.get("card")
-        if isinstance(card, Mapping):  # its effect is the item's, read once (a play_unit's id)
-            effects.append((f"{where}.card", {**card, "effect": None}))
+        if isinstance(entry.get("card"), Mapping):
+            effects.append((f"{where}.card", entry["card"]))
     for where, entry in list(effects):
         for name in ("triggers", "abilities"):
             effects += [(f"{where}.{name}[{i}]", t) for i, t in enumerate(entry.get(name) or ())]
@@ -212,6 +211,15 @@ def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: li
             check()
     except ScenarioError as error:
         raise ValueError(f"{error.field}: {error.message}") from None
+
+
+class _EffectChecks(Checker):
+    """The loader's checks of an effect, for a game under way: a ``play_unit``'s id is met
+    again on the Chain item its ability put there and as the unit it made, so it names a
+    unit rather than a new id."""
+
+    def new_id(self, value: Any, at: At) -> str:
+        return self.id_text(value, at)
 
 
 def _check_card(card: Any, where: str) -> None:

@@ -15,10 +15,13 @@ def one_line(text: str) -> str:
     ``str.splitlines`` sees them) becomes a space, and every other control character its
     escape (``\\x1b``), so a name or id in a scenario cannot move the cursor, clear the screen
     or retitle the window."""
-    if not text:
-        return text
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", " ".join(text.splitlines()))
+    return escaped_controls(" ".join(text.splitlines())) if text else text
 
 
-#: C0 and C1 control characters and DEL (line breaks are spaces before this applies)
+def escaped_controls(text: str, backslash: str = "\\") -> str:
+    """``text`` with every control character (C0, DEL, C1) written as its code, ``\\x1b``;
+    ``backslash`` is what a code begins with (two of them in a DOT string, which reads one)."""
+    return _CONTROL.sub(lambda m: f"{backslash}x{ord(m.group()):02x}", text)
+
+
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")

@@ -158,29 +158,44 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
 
 
-def _crowded(units: int, brought: int) -> dict[str, Any]:
-    """GROUP_KILL with ``units`` units of P1's at base and a card whose sequence of effects
-    brings ``brought`` more, two levels deep."""
+def _crowded(units: int, brought: int, rivals: int = 0, effect: str = "kill"
+             ) -> dict[str, Any]:
+    """GROUP_KILL with ``units`` units of P1's and ``rivals`` of P2's at base, and a card of
+    P1's whose sequence of effects makes ``brought`` more, two levels deep, then ``effect``s."""
     plays = [{"play_unit": {"id": f"N{i}", "might": 1}} for i in range(brought)]
     return {**GROUP_KILL, "units": [
-        {"id": f"U{i}", "controller": "P1", "might": 1, "at": "base"} for i in range(units)],
+        *({"id": f"U{i}", "controller": "P1", "might": 1, "at": "base"} for i in range(units)),
+        *({"id": f"E{i}", "controller": "P2", "might": 1, "at": "base"} for i in range(rivals))],
         "hands": {"P1": [{"id": "S1", "type": "spell", "timing": "action",
-                          "effect": {"sequence": [{"sequence": plays}]}}]}}
+                          "effect": {"sequence": [{"sequence": plays}, {effect: {}}]}}]}}
 
 
-@pytest.mark.parametrize(("units", "brought"), [(13, 0), (10, 3)])
+@pytest.mark.parametrize(("setup", "who"), [
+    (_crowded(13, 0), "P1"),
+    (_crowded(10, 3), "P1"),  # units a play_unit makes count
+    (_crowded(6, 0, rivals=7, effect="take_control"), "a player"),  # one may take them all
+])
 def test_a_position_with_more_units_than_a_search_can_list_is_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture, units: int, brought: int) -> None:
-    """n units make 2^n - 1 Standard Moves to each destination in one state: 30 of them, a
-    billion, which took all the memory before a first state was expanded. Counted with the
-    units effects bring, a position of more than 12 is refused before the search."""
-    path = str(write_yaml(tmp_path, _crowded(units, brought)))
+        tmp_path: Path, capsys: pytest.CaptureFixture, setup: dict[str, Any], who: str) -> None:
+    """n units of one player make 2^n - 1 Standard Moves to each destination in one state:
+    30 of them, a billion, took all the memory before a first state was expanded. A position
+    where one player could have more than 12 is refused before the search (D41)."""
+    path = str(write_yaml(tmp_path, setup))
     assert cli.main(["check", path, "--max-states", "1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == (
-        f"{path}: units: 13 units in play or in hand: too large a position to explore (at most "
-        "12; n units make 2^n - 1 Standard Moves to each destination in one state)\n")
-    assert prepare(str(write_yaml(tmp_path, _crowded(units - 1, brought)))).start
+        f"{path}: units: {who} could have 13 units at once (set up, in hand, or made by "
+        "play_unit): too large a position to explore (at most 12; n units make 2^n - 1 "
+        "Standard Moves to each destination in one state)\n")
+
+
+def test_a_position_of_many_units_none_of_whose_players_could_have_13_is_explored(
+        tmp_path: Path) -> None:
+    """Six units against seven, and twelve of one player's: each player's own count is what
+    a Standard Move grows with."""
+    for setup in (_crowded(6, 0, rivals=7), _crowded(9, 3, rivals=12)):
+        start = prepare(str(write_yaml(tmp_path, setup))).start
+        assert explore.explore(start, Settings([], max_states=20)).states == 20
 
 
 def test_where_the_profile_of_an_invariant_it_lacks_came_from_is_said(

@@ -1373,24 +1373,49 @@ def test_a_number_too_long_to_read_is_out_of_range(tmp_path: Path) -> None:
     digits = "9" * 4_400
     setup = rejected_text(tmp_path, FORMAT_EXAMPLE + f"victory_score: {digits}\n")
     assert (setup.field, setup.message) == (
-        "victory_score", "a number written with 4,400 characters is out of range (at most "
-        "4,300 are read)")
+        "victory_score", "a number of 4,400 digits is out of range (at most 4,300 digits "
+        "are read)")
     expect = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {digits}}}}}\n")
     assert expect.field.endswith("].expect.score.P1") and "out of range" in expect.message
 
 
-@pytest.mark.parametrize("number", ["0x" + "f" * 5_000, "0b" + "1" * 20_000, "0" + "7" * 20_000,
-                                    ":".join(["59"] * 3_000)],
-                         ids=["hexadecimal", "binary", "octal", "base 60"])
-def test_a_long_number_in_any_base_is_out_of_range_before_it_is_read(
+@pytest.mark.parametrize("number", ["0x" + "f" * 5_000, "0b" + "1" * 20_000, "0" + "7" * 20_000],
+                         ids=["hexadecimal", "binary", "octal"])
+def test_a_number_in_another_base_too_large_to_write_is_out_of_range(
         tmp_path: Path, number: str) -> None:
-    """YAML 1.1 writes ints in bases 2, 8, 16 and 60 too: Python reads those of any length
-    (base 60 in time that grows as the square of the length), and then could not write them
-    in the report. Refused by their length, before they are read."""
+    """YAML 1.1 writes ints in bases 2, 8 and 16 too: Python reads those of any length, and
+    then could not write them in the report (a traceback, before): refused by their value."""
     error = rejected_text(tmp_path, FORMAT_EXAMPLE + f"  - expect: {{score: {{P1: {number}}}}}\n")
     assert error.field.endswith("].expect.score.P1")
-    assert error.message == (f"a number written with {len(number):,} characters is out of range "
-                             "(at most 4,300 are read)")
+    assert error.message == "a number of more than 4,300 decimal digits is out of range"
+
+
+@pytest.mark.parametrize("number", [":".join(["59"] * 3_000), '!!int "_1' + ":59" * 3_000 + '"',
+                                    '!!int "1' + ":100" * 3_000 + '"'],
+                         ids=["plain", "tagged, leading _", "tagged, parts past 59"])
+def test_a_long_number_in_base_60_is_out_of_range_before_it_is_read(
+        tmp_path: Path, number: str) -> None:
+    """PyYAML reads base 60 (``1:2:3``) in time that grows as the square of its length (37 s
+    for a 1 MB number): one longer than 4,300 characters is refused before it is read, however
+    it is tagged or spelt."""
+    error = rejected_text(tmp_path, FORMAT_EXAMPLE.replace("might: 2", f"might: {number}"))
+    assert error.field == "units[0].might"
+    assert error.message.startswith("a number in base 60 written with ")
+    assert error.message.endswith(" characters is out of range (at most 4,300 are read)")
+
+
+@pytest.mark.parametrize(("written", "value"), [
+    ("+" + "9" * 4_300, int("9" * 4_300)),
+    ("_".join(["9" * 10] * 430), int("9" * 4_300)),
+    ("1" + "_" * 4_300, 1),
+    ("0" * 4_300 + "7", 7),  # octal, as YAML 1.1 reads a leading 0
+])
+def test_a_long_spelling_of_a_readable_number_is_read(
+        tmp_path: Path, written: str, value: int) -> None:
+    """A number is refused by its digits, not by the characters it is written with."""
+    scenario = load_scenario(write(tmp_path, FORMAT_EXAMPLE
+                                   + f"  - expect: {{score: {{P1: {written}}}}}\n"))
+    assert scenario.steps[-1].args == {"score": {"P1": value}}
 
 
 def test_a_short_hexadecimal_number_too_large_to_write_is_out_of_range(tmp_path: Path) -> None:
@@ -1424,8 +1449,8 @@ def test_chained_merge_keys_are_bounded_as_nesting_is(tmp_path: Path) -> None:
 
 
 def test_the_keys_a_merge_copies_count_as_values(tmp_path: Path) -> None:
-    """A merge copies its mapping's keys: many merges of one wide mapping are as many values
-    as writing them out, and count against the 1,000,000."""
+    """A merged mapping is built again for each merge: many merges of one wide mapping are as
+    many values as writing them out, and count against the 1,000,000."""
     wide = "w: &w {" + ", ".join(f"k{i}: 1" for i in range(2_000)) + "}\n"
     merges = "m: [" + ", ".join(["{<<: *w}"] * 600) + "]\n"
     error = rejected_text(tmp_path, wide + merges + "name: t\n")
