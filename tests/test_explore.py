@@ -890,3 +890,118 @@ def test_the_bundled_copies_model_halves_with_symmetry(capsys: pytest.CaptureFix
     assert code == 0 and report["violations"] == [] and sym["same_verdict"]
     assert (sym["states_without"], sym["states_with"]) == (5805, 2609)
     assert sym["interchangeable"] == [["C1", "C2"]]
+
+
+# --- fields of the state key each change the future (a second mutation audit) -----------
+
+
+def _keys(start: GameState, one: GameState, two: GameState) -> list[tuple[tuple, tuple]]:
+    """The plain key and the --symmetry key (U3 a twin of U1) of two states."""
+    sym = explore.Symmetry(start)
+    return [(state_key(one), state_key(two)), (sym.key(one), sym.key(two))]
+
+
+def _start() -> GameState:
+    start = prepare(str(ONE_V_ONE)).start
+    start.units["U3"] = dataclasses.replace(start.units["U1"], id="U3", order=start.next_order)
+    start.next_order += 1
+    assert explore.Symmetry(start).classes == (("U1", "U3"),)
+    return start
+
+
+def test_the_key_sees_which_cards_are_in_a_hand_not_only_how_many() -> None:
+    start = _start()
+    one, two = start.copy(), start.copy()
+    (player, hand), *_ = [(p, h) for p, h in start.hands.items() if h]
+    two.hands = {**two.hands, player: [dataclasses.replace(hand[0], id="OTHER"), *hand[1:]]}
+    assert len(one.hands[player]) == len(two.hands[player])
+    for a, b in _keys(start, one, two):
+        assert a != b
+
+
+def test_the_key_sees_how_much_damage_a_plan_assigns() -> None:
+    start = _start()
+    one, two = start.copy(), start.copy()
+    one.damage_plan = {"P1": {"U2": 1}}
+    two.damage_plan = {"P1": {"U2": 2}}
+    for a, b in _keys(start, one, two):
+        assert a != b
+
+
+def test_the_key_sees_a_damage_choices_total() -> None:
+    start = _start()
+    one, two = start.copy(), start.copy()
+    one.pending = {"player": "P1", "kind": "damage", "options": ("U2",), "total": 1}
+    two.pending = {"player": "P1", "kind": "damage", "options": ("U2",), "total": 3}
+    for a, b in _keys(start, one, two):
+        assert a != b
+
+
+def test_the_key_sees_the_order_queued_triggers_go_on_the_chain_in() -> None:
+    """flush_triggers sorts the queue by its order keys: two queues with the same items and
+    other order keys put them on the Chain in other orders."""
+    start = _start()
+    first = ChainItem("trigger", "U1:die", "P1", source="U1", where="A")
+    second = ChainItem("trigger", "U2:die", "P2", source="U2", where="A")
+    one, two = start.copy(), start.copy()
+    one.queued_triggers = [((0, 1), first), ((1, 2), second)]
+    two.queued_triggers = [((1, 1), first), ((0, 2), second)]
+    for a, b in _keys(start, one, two):
+        assert a != b
+
+
+def test_twins_off_the_board_are_told_apart_by_where_the_chain_names_them() -> None:
+    """U1 and U3 are twins, both in the trash, alike in all but their ids: a state whose Chain
+    holds U1's trigger and one whose Chain holds U3's are each other's renaming, one state."""
+    start = _start()
+    one, two = start.copy(), start.copy()
+    for s in (one, two):
+        for uid in ("U1", "U3"):
+            s.units[uid] = dataclasses.replace(s.units[uid], at="trash")
+    one.chain = [ChainItem("trigger", "U1:die", "P1", effect={"draw": 1}, source="U1", where="A")]
+    two.chain = [ChainItem("trigger", "U3:die", "P1", effect={"draw": 1}, source="U3", where="A")]
+    sym = explore.Symmetry(start)
+    assert state_key(one) != state_key(two)
+    assert sym.key(one) == sym.key(two)
+
+
+def test_units_of_different_might_are_never_twins() -> None:
+    start = prepare(str(ONE_V_ONE)).start
+    u1 = start.units["U1"]
+    start.units["U3"] = dataclasses.replace(u1, id="U3", might=u1.might + 1,
+                                            order=start.next_order)
+    start.next_order += 1
+    assert explore.Symmetry(start).classes == ()
+
+
+def test_a_unit_named_by_an_effect_on_the_starting_chain_has_no_twin() -> None:
+    """A model's steps can leave a Chain in the start state: an effect there naming U1 moves
+    U1 and not its twin, so U1 and U3 must not be merged."""
+    start = _start()
+    start.chain = [ChainItem("card", "S9", "P1", effect={"move": {"units": ["U1"], "to": "A"}})]
+    assert explore.Symmetry(start).classes == ()
+
+
+def test_the_key_sees_where_a_trigger_on_the_chain_triggered() -> None:
+    """An ``enemies_here`` trigger hits the enemies where its source was (scenario 095): the
+    same die trigger from A and from B are different futures."""
+    start = _start()
+    one, two = start.copy(), start.copy()
+    effect = {"damage": 1}
+    one.chain = [ChainItem("trigger", "U2:die", "P1", effect=effect, targets="enemies_here",
+                           source="U2", where="A")]
+    two.chain = [dataclasses.replace(one.chain[0], where="B")]
+    for a, b in _keys(start, one, two):
+        assert a != b
+
+
+def test_the_key_sees_who_controls_a_trigger_on_the_chain() -> None:
+    """A trigger is controlled by its source's controller when it triggered (scenario 271),
+    which a later take_control does not change: the label does not say who."""
+    start = _start()
+    one, two = start.copy(), start.copy()
+    one.chain = [ChainItem("trigger", "U2:die", "P1", effect={"draw": 1}, source="U2",
+                           where="A")]
+    two.chain = [dataclasses.replace(one.chain[0], controller="P2")]
+    for a, b in _keys(start, one, two):
+        assert a != b

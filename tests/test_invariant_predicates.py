@@ -152,3 +152,24 @@ def test_an_invariant_of_the_other_profile_is_not_checked() -> None:
         [*invariants.all_invariants(), frozen], max_states=20_000))
     assert "frozen_in_both" in report.violations
     assert "control_frozen_while_contested" not in report.violations
+
+
+def test_focus_in_showdown_fails_on_focus_in_neutral() -> None:
+    """CR 313: nobody has Focus in a Neutral state (no contest running, no winner)."""
+    s = _scenario("001").state.copy()
+    assert s.contest_at is None and s.winner is None
+    s.focus = "P1"
+    assert not _holds("focus_in_showdown", s)
+
+
+def test_one_active_contest_witness_shows_the_contests() -> None:
+    """A counterexample of one_active_contest must show where contests run and are staged:
+    its final expect is made of the witness's keys."""
+    game = _scenario("001")
+    game.apply(Move("P1", ("U1",), "A"))
+    s = game.state.copy()
+    s.contest_at = None  # A is in Showdown, but the engine runs no contest
+    (invariant,) = by_names(["one_active_contest"])
+    assert not invariant.holds(s, actions.legal(s))
+    shown = invariant.witness(s, None)
+    assert {"state", "showdown", "staged"} <= set(shown), shown

@@ -126,6 +126,9 @@ def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, li
     ("039", "no longer a"),  # a unit that dies leaves its designation with the board (D20)
     # a required move that cannot be made leaves a unit in its base: not "recalled to" it
     ("226", "is recalled to"),
+    # the Attacker won: no Combat is staged again (only No Result with both sides there is)
+    ("036", "staged at A again"),
+    ("036", "staged Combat at A removed"),
 ])
 def test_the_trace_says_nothing_twice_or_wrong(number: str, unwanted: str) -> None:
     rules = "cr-1.4" if number == "201" else None
