@@ -108,10 +108,11 @@ def chart_dot(
     taken_set = frozenset(taken)
     ends = [(_dot_ends(chart, t.source, target), t)
             for t in chart.transitions for target in t.drawn_targets]
-    loops = _atomic_loops(chart, ends)
+    loops = [(end, t) for end, t in ends if _is_atomic_loop(chart, end, t)]
+    loop_ends = {end for end, _ in loops}
     lines = [
         f"digraph {dot_string(name)} {{",
-        # nodesep: room between the states of a region for the labels of their loops
+        # nodesep: room between the states of a region for the labels of the edges between
         f"{INDENT}graph [compound=true, rankdir=LR, nodesep=0.8, fontname=Helvetica, "
         f"label={dot_string(name)}, labelloc=t];",
         f"{INDENT}node [shape=box, style=rounded, fontname=Helvetica];",
@@ -121,29 +122,28 @@ def chart_dot(
     for root in chart.root_ids:
         lines += _dot_state(chart, root, active, _loop_lines(chart, loops, taken_set), 1)
     for (tail, head, clips), transitions in _same_ends(ends):
-        if (tail, head, clips) not in loops:
+        if (tail, head, clips) not in loop_ends:
             lines.append(_dot_edge(chart, tail, head, clips, transitions, taken_set))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _atomic_loops(chart: CompiledChart, ends: list[tuple[tuple, Transition]]) -> set[tuple]:
-    """The ends of the loops drawn inside their state: an atomic state's to itself."""
-    return {(tail, head, clips) for (tail, head, clips), t in ends
-            if tail == head == t.source and not _is_cluster(chart, t.source)}
+def _is_atomic_loop(chart: CompiledChart, end: tuple, transition: Transition) -> bool:
+    """Whether an edge is drawn inside its state: an atomic state's to itself."""
+    tail, head, _ = end
+    return tail == head == transition.source and not _is_cluster(chart, transition.source)
 
 
-def _loop_lines(chart: CompiledChart, loops: set[tuple], taken: frozenset[Transition]
-                ) -> dict[str, list[str]]:
+def _loop_lines(chart: CompiledChart, loops: list[tuple[tuple, Transition]],
+                taken: frozenset[Transition]) -> dict[str, list[str]]:
     """Each looping state's lines, ``↻ event [guard] (rule)`` in document order, the taken
     ones in the taken colour."""
     lines: dict[str, list[str]] = {}
-    for t in chart.transitions:
-        if (t.source, t.source, ()) in loops and t.source in t.drawn_targets:
-            line = f"&#8635; {_html(transition_label(t, chart))}"
-            if t in taken:
-                line = f'<font color="{TAKEN_COLOUR}">{line}</font>'
-            lines.setdefault(t.source, []).append(line)
+    for _, t in loops:
+        line = f"&#8635; {_html(transition_label(t, chart))}"
+        if t in taken:
+            line = f'<font color="{TAKEN_COLOUR}">{line}</font>'
+        lines.setdefault(t.source, []).append(line)
     return lines
 
 
@@ -153,7 +153,8 @@ def _dot_state(
 ) -> list[str]:
     info = chart.states[state_id]
     pad = INDENT * depth
-    node = f"{dot_string(state_id)} [{_atomic_style(state_id, state_id in active, loop_lines)}];"
+    attributes = _atomic_attributes(state_id, state_id in active, loop_lines)
+    node = f"{dot_string(state_id)} [{attributes}];"
     if info.kind == "atomic" and not chart.in_parallel(state_id):
         return [pad + node]
     lines = [f"{pad}subgraph {dot_string('cluster_' + state_id)} {{"]
@@ -169,7 +170,7 @@ def _dot_state(
     return lines
 
 
-def _atomic_style(state_id: str, lit: bool, loop_lines: dict[str, list[str]]) -> str:
+def _atomic_attributes(state_id: str, lit: bool, loop_lines: dict[str, list[str]]) -> str:
     style = (f'style="rounded,filled,bold", fillcolor="{ACTIVE_FILL}", penwidth=2' if lit
              else 'style="rounded"')
     if state_id not in loop_lines:
