@@ -29,6 +29,7 @@ COMPILED = [
     "engine/combat.py",
     "engine/scoring.py",
     "engine/effects.py",
+    "engine/destinations.py",
     "engine/turn.py",
     "engine/models.py",
     "engine/invariants.py",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from itertools import combinations, permutations
 from typing import TYPE_CHECKING, Any
 
-from . import chain, combat, effects, flow
+from . import chain, combat, destinations, effects, flow
 
 # re-exported, written "X as X" so that type checkers see them as this module's too
 from .action_types import (
@@ -31,6 +31,7 @@ from .action_types import (
 from .effect_needs import Destination, effect_parts, names_its_units, needs, order_matters
 from .errors import IllegalAction
 from .state import Card, ChainItem, GameState, Unit, by_board_order
+from .wording import place_name
 
 if TYPE_CHECKING:
     from .core import Table
@@ -82,7 +83,7 @@ def _check_move(s: GameState, m: Move) -> None:
     for uid in m.units:
         _check_unit_may_move(s, m, uid)
     if m.to != "base":
-        problem = effects.destination_problem(s, m.player, m.to)
+        problem = destinations.destination_problem(s, m.player, m.to)
         if problem:
             raise IllegalAction(f"{m.to} is not a valid destination: {problem.reason}",
                                 problem.rule)
@@ -169,7 +170,7 @@ def _check_unit_play(s: GameState, p: Play) -> None:
         raise IllegalAction(
             "a unit is played to its base or a battlefield its player controls", "CR 355.2"
         )
-    problem = effects.destination_problem(s, p.player, to)
+    problem = destinations.destination_problem(s, p.player, to)
     if problem:
         raise IllegalAction(f"{to} is not a valid place to play units: {problem.reason}",
                             problem.rule)
@@ -207,7 +208,7 @@ def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
         raise IllegalAction(f"{to!r} is not a battlefield or base", "CR 355.4.a")
     movers = _sent_to_chosen(s, p, card.effect)
     for player in sorted(movers):
-        problem = effects.destination_problem(s, player, to)
+        problem = destinations.destination_problem(s, player, to)
         if problem:
             raise IllegalAction(f"{to} is not a valid destination: {problem.reason}", problem.rule)
     # one chosen destination for several players' units: together they must still leave at
@@ -215,7 +216,7 @@ def _check_play_battlefield(s: GameState, p: Play, card: Card, to: str) -> None:
     seated = set(s.players_at(to)) | movers
     if len(seated) > 2:
         raise IllegalAction(f"{to} would hold units of {', '.join(sorted(seated))}", "CR 444.2")
-    if any(a != b and not s.opponents(a, b) for a in seated for b in seated):
+    if any(s.teammates(a, b) for a in seated for b in seated):
         raise IllegalAction(f"{to} would hold units of teammates {' and '.join(sorted(seated))}",
                             "seed 001")
 
@@ -311,7 +312,8 @@ def _check_choice(s: GameState, action: Choose | Assign) -> None:
 
 
 def _assignment_words(plan: dict[str, int]) -> str:
-    """``3 to E1, 1 to E2``: an assignment as a message says it."""
+    """``3 to E1, 1 to E2``: a refused assignment as the player wrote it, in their order and
+    with their zeros (the trace's wording of a legal one is ``combat._plan_text``)."""
     return ", ".join(f"{n} to {uid}" for uid, n in plan.items())
 
 
@@ -369,7 +371,7 @@ def _standard_move(table: Table, m: Move) -> None:
     units = [u.id for u in sorted((s.units[uid] for uid in m.units), key=by_board_order)]
     for uid in units:
         table.update_unit(uid, exhausted=True)
-    where = effects.place_name(m.player, m.to)
+    where = place_name(m.player, m.to)
     # the Standard Move's cost, then its effect (each unit's move, said as it arrives)
     table.say(f"{m.player} exhausts {', '.join(units)}: a Standard Move to {where}", "CR 144")
     for uid in units:

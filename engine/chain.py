@@ -123,7 +123,11 @@ def _trigger_item(
 
 
 def queue_trigger(table: Table, item: ChainItem, order_key: tuple) -> None:
-    """A triggered ability waits here until Cleanup puts it on the Chain."""
+    """A triggered ability waits here until Cleanup puts it on the Chain, ordered among the
+    others waiting by ``order_key``: (rank, board order) for a unit's trigger, (rank, -1,
+    battlefield index) for a battlefield's ability, which so comes before the units' of the
+    same rank (D5). The rank is the controller's place in turn order from the turn player
+    (:meth:`GameState.turn_rank`), or the Attacker's and Defender's at a combat's start."""
     table.state.queued_triggers.append((order_key, item))
     table.say(f"{item.label} triggers", "CR 382")
 

@@ -56,19 +56,33 @@ def main(args: argparse.Namespace, out: TextIO, err: TextIO,
         err.write(f"riftchart check: --invariant {unknown.args[0]!r}: no such invariant "
                   "(see --list)\n")
         return INVALID
-    if args.list:  # every invariant, or those named with --invariant, or the profile's
-        if given:  # said rather than ignored: --list searches nothing
-            err.write(f"riftchart check: --list names the invariants and searches nothing: "
-                      f"{', '.join(given)} would do nothing\n")
+    if args.list:
+        return _list_invariants(args, chosen, given, out, err)
+    return _check_file(args, chosen, out, err)
+
+
+def _list_invariants(args: argparse.Namespace, chosen: list[Invariant], given: Sequence[str],
+                     out: TextIO, err: TextIO) -> int:
+    """``--list``: every invariant, or those named with --invariant, or the profile's."""
+    if given:  # said rather than ignored: --list searches nothing
+        err.write(f"riftchart check: --list names the invariants and searches nothing: "
+                  f"{', '.join(given)} would do nothing\n")
+        return INVALID
+    if args.rules:
+        problem = _not_for_profile(args.invariant, chosen, args.rules, "--rules")
+        if problem:
+            err.write(f"riftchart check: {problem}\n")
             return INVALID
-        if args.rules:
-            problem = _not_for_profile(args.invariant, chosen, args.rules, "--rules")
-            if problem:
-                err.write(f"riftchart check: {problem}\n")
-                return INVALID
-            chosen = [inv for inv in chosen if inv.applies_to(args.rules)]
-        _print_invariants(chosen, out, as_json=args.json)
-        return OK
+        chosen = [inv for inv in chosen if inv.applies_to(args.rules)]
+    _print_invariants(chosen, out, as_json=args.json)
+    return OK
+
+
+def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
+                err: TextIO) -> int:
+    """The search of FILE: prepared, explored, its counterexamples and graph written, and the
+    report printed (the steps a Python program takes with :func:`prepare`, :func:`explore`,
+    :func:`counterexample.write_all` and :func:`report_summary`)."""
     try:
         prepared = prepare(args.file, args.rules)
     except ScenarioError as error:

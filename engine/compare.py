@@ -38,6 +38,7 @@ from .errors import ScenarioError
 from .runner import INVALID, OK, RunResult, StepRecord, describe, run_scenario, show_value
 from .scenario import load_scenario
 from .state import PROFILES
+from .view import ABSENT
 from .wording import one_line
 
 _PROFILE_TAG = re.compile(r" \[profile [^\]]+\]")
@@ -53,7 +54,6 @@ _NOT_COMPARED = "expect, not compared"
 _REFUSED = "refused under both profiles"
 _TAKEN = "taken under both profiles: it was not refused"
 _CHECK_FAILED = "its expect_error check failed under both profiles"
-_ABSENT = object()  # a key one state has and the other has not (a unit not on the board)
 
 _Pair = tuple[StepRecord | None, StepRecord | None]  # a step under each profile
 
@@ -254,7 +254,7 @@ def _state_differences(left: dict[str, Any], right: dict[str, Any]) -> list[tupl
                 {f"units.{u}": v for u, v in left.get(key, {}).items()},
                 {f"units.{u}": v for u, v in right.get(key, {}).items()},
             )
-        elif left.get(key, _ABSENT) != right.get(key, _ABSENT):
+        elif left.get(key, ABSENT) != right.get(key, ABSENT):
             rows.append((_entry(key, left), _entry(key, right)))
     return rows
 

@@ -135,12 +135,14 @@ def _say_designation(table: Table, uid: str, wanted: str | None) -> None:
 
 
 def _queue_combat_triggers(table: Table, bf: str) -> None:
-    """Attack and defend triggers: the Attacker's first, the Defender's last (rules 11.4)."""
+    """Attack and defend triggers: the Attacker's first, the Defender's last (rules 11.4).
+    They are the only ones waiting (Cleanup puts waiting triggers on the Chain before it
+    opens or converts a contest), so ranking the Attacker 0 and the Defender 1 is enough."""
     s = table.state
     for unit in s.units_at(bf):
         event = {"attacker": "attack", "defender": "defend"}.get(unit.designation or "")
         if event:
-            chain.fire_unit(table, unit, event, rank=0 if unit.controller == s.attacker else 2)
+            chain.fire_unit(table, unit, event, rank=0 if unit.controller == s.attacker else 1)
 
 
 def all_passed(table: Table) -> None:

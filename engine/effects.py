@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from . import chain, scoring
+from . import chain, destinations, scoring
 from .effect_needs import names_its_units
 from .state import Card, ChainItem, GameState, Unit, battlefield_key, by_board_order, trigger_from
-from .wording import counted
+from .wording import counted, place_name
 
 if TYPE_CHECKING:
     from .core import Table
@@ -28,48 +28,7 @@ class Context:
     to: str | None
 
 
-# --- destinations (rules.md section 8) ---------------------------------------------------
-
-
 RECALLED_INSTEAD = "CR 442.2.c"  # a unit required to go where it may not is recalled instead
-
-
-class Refusal(NamedTuple):
-    """Why a battlefield is no destination now, and the rule that says so."""
-
-    reason: str
-    rule: str
-
-
-def destination_problem(s: GameState, player: str, bf: str) -> Refusal | None:
-    """Why ``player``'s units may not go to ``bf`` now; None if they may."""
-    f = s.fields[bf]
-    present = s.players_at(bf)
-    if any(p != player and not s.opponents(player, p) for p in present):
-        return Refusal("a teammate has units there", "seed 001")
-    if f.controller and f.controller != player and not s.opponents(player, f.controller):
-        return Refusal("a teammate controls it", "rules 8")
-    combatants = _combatants(s, bf)
-    if combatants and player not in combatants:
-        return Refusal(f"the Combat there does not involve {player}", "CR 442.2.a")
-    # CR 444.2 (never units of three players at one battlefield) needs no check of its own:
-    # two other players there are opponents, so a Combat that the player is not in (rules
-    # 11.10), or one of them is the player's teammate (the checker's no_three_players
-    # invariant watches for it)
-    return None
-
-
-def _combatants(s: GameState, bf: str) -> set[str]:
-    """The two players of a staged or ongoing Combat there (rules 11.10: two opposing players
-    with units there count as one already). A staged Combat keeps its two players until it
-    begins or Cleanup removes it, also when one side has left during the resolution that is
-    running (docs/decisions.md D16)."""
-    if s.contest_at == bf and s.attacker:
-        return set(s.combatants)
-    staged = s.fields[bf].staged_combatants
-    if staged and s.combat_staged(bf):
-        return set(staged)
-    return set(s.players_facing_off(bf))
 
 
 # --- units arriving, leaving, dying ---------------------------------------------------------
@@ -156,7 +115,7 @@ def resolve_item(table: Table, item: ChainItem) -> None:
         to = item.to or "base"
         # checked when played, and a unit resolves at once (nothing moves in between); said,
         # as a play_unit effect says it, should that ever change
-        problem = destination_problem(s, player, to) if to != "base" else None
+        problem = destinations.destination_problem(s, player, to) if to != "base" else None
         if problem:
             table.say(f"{item.card.id} cannot enter the board at {to} ({problem.reason})",
                       problem.rule)
@@ -238,7 +197,7 @@ def _move_effect(table: Table, units: list[str], arg: Any, ctx: Context) -> None
     for uid in units:
         if to != "base":
             unit = table.unit(uid)
-            problem = destination_problem(s, unit.controller, to)
+            problem = destinations.destination_problem(s, unit.controller, to)
             if problem:
                 # a required move recalls instead (rules.md 8, CR 442.2.c); from the base
                 # that is staying there, said all the same: the rule decided it
@@ -265,7 +224,7 @@ def _play_unit(table: Table, arg: Mapping[str, Any], ctx: Context) -> None:
         return
     to = arg.get("to") or ctx.to or "base"
     if to != "base":
-        problem = destination_problem(s, ctx.you, to)
+        problem = destinations.destination_problem(s, ctx.you, to)
         if problem:
             table.say(f"{uid} cannot be played to {to} ({problem.reason})", problem.rule)
             to = "base"
@@ -352,7 +311,8 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
     # rules 11.8: a change of controller at a battlefield is becoming present there, so the
     # destination rules of section 8 apply; where the new controller's units may not be, the
     # unit is recalled, as a required move would be
-    problem = destination_problem(table.state, ctx.you, at) if at in table.state.fields else None
+    s = table.state
+    problem = destinations.destination_problem(s, ctx.you, at) if at in s.fields else None
     table.update_unit(uid, controller=ctx.you)
     table.say(f"{ctx.you} gains control of {table.name(uid)}", "S 185")
     if problem:
@@ -371,8 +331,3 @@ _PER_UNIT = {
     "return_to_hand": _return_to_hand,
     "take_control": _take_control,
 }
-
-
-def place_name(player: str, to: str) -> str:
-    """A destination as the trace says it: ``P1's base``, or the battlefield's id."""
-    return f"{player}'s base" if to == "base" else to

@@ -261,9 +261,7 @@ def no_three_players(s: GameState, legal: Sequence[Action]) -> bool:
 
 def _no_teammates(s: GameState, bf: str) -> bool:
     players = sorted(_players_at(s)[bf])
-    return not any(
-        not s.opponents(a, b) for i, a in enumerate(players) for b in players[i + 1 :]
-    )
+    return not any(s.teammates(a, b) for i, a in enumerate(players) for b in players[i + 1 :])
 
 
 @_register(

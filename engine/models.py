@@ -69,6 +69,8 @@ class BattlefieldModel(Model):
         return self.state.fields[self.bf]
 
     # --- guards ---------------------------------------------------------------------
+    # named in the charts' words; those that ask which states this chart is in put the
+    # question to the state's own predicates (GameState.is_contested and the ones after it)
 
     def controller_has_no_units_here(self) -> bool:
         controller = self.battlefield.controller
@@ -87,7 +89,7 @@ class BattlefieldModel(Model):
         return self.state.profile == "seed"
 
     def contested_here(self) -> bool:
-        return "contested" in self.config  # the seed freezes control meanwhile (S 184.3.c)
+        return self.state.is_contested(self.bf)  # the seed freezes control meanwhile (S 184.3.c)
 
     def open_with_no_contest_here(self) -> bool:
         # "open": this chart's own chain region, which the chain events reach by broadcast
@@ -104,10 +106,10 @@ class BattlefieldModel(Model):
         return any(p != controller for p in self.state.players_at(self.bf))
 
     def contest_in_progress_here(self) -> bool:
-        return "showdown" in self.config
+        return self.state.in_showdown(self.bf)
 
     def combat_in_progress_here(self) -> bool:
-        return "combat" in self.config
+        return self.state.in_combat(self.bf)
 
     def applier_has_units_here(self) -> bool:
         applier = self.battlefield.applier
@@ -126,11 +128,11 @@ class BattlefieldModel(Model):
         return "open" in config and "non_combat" in config and "combat_staged" in config
 
     def contest_staged_here(self) -> bool:
-        return "showdown_staged" in self.config or "combat_staged" in self.config
+        return self.state.showdown_staged(self.bf) or self.state.combat_staged(self.bf)
 
     # --- actions: control and Contested ----------------------------------------------------
 
-    def take_control_of_battlefield(self) -> None:
+    def set_up_controller(self) -> None:
         self._give_control(self.args["player"])
 
     def establish_control_for_sole_player(self) -> None:

@@ -38,9 +38,7 @@ def blocked(s: GameState, bf: str, player: str) -> bool:
 
 
 def teammate_of_turn_player(s: GameState, player: str | None) -> bool:
-    if player is None or player == s.turn_player:
-        return False
-    return not s.opponents(s.turn_player, player)
+    return player is not None and s.teammates(s.turn_player, player)
 
 
 def block_if_teammates(table: Table, bf: str) -> None:

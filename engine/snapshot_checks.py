@@ -21,7 +21,14 @@ from .errors import ScenarioError
 from .runtime import compiled
 from .scenario_checks import Checker
 from .scenario_fields import At
-from .scenario_model import CARD_TYPES, TIMINGS, cut_short, decimal_digits_readable
+from .scenario_model import (
+    CARD_TYPES,
+    CHOICE_KINDS,
+    DESIGNATIONS,
+    TIMINGS,
+    cut_short,
+    decimal_digits_readable,
+)
 from .state import (
     OFF_BOARD,
     PROFILES,
@@ -33,9 +40,8 @@ from .state import (
     chart_of,
 )
 
-#: the kinds of pending choice: which staged contest opens, and a combat's damage
-CHOICES = ("battlefield", "damage")
-DESIGNATIONS = (None, "attacker", "defender")
+#: a unit's designation in a snapshot: none, or one of the scenario format's
+DESIGNATIONS_OR_NONE = (None, *DESIGNATIONS)
 CHAIN_ITEM_KINDS = ("card", "trigger", "add")
 
 Check = Callable[[Any], bool]
@@ -102,10 +108,10 @@ def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: li
     pending = data["pending"]
     if pending is not None and not (
             isinstance(pending, Mapping) and pending.get("player") in players
-            and pending.get("kind") in CHOICES and isinstance(pending.get("options"), list)
+            and pending.get("kind") in CHOICE_KINDS and isinstance(pending.get("options"), list)
             and (pending["kind"] != "damage" or is_count(pending.get("total")))):
         raise ValueError("pending is neither null nor a choice (player, kind: "
-                         f"{' or '.join(CHOICES)}, options, and a damage choice's total)")
+                         f"{' or '.join(CHOICE_KINDS)}, options, and a damage choice's total)")
     if pending is not None and pending["kind"] == "battlefield" and not (
             pending["options"] and all(o in battlefields for o in pending["options"])):
         raise ValueError(f"pending.options is {pending['options']!r}, not a list of "
@@ -131,7 +137,8 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             "stunned": BOOL,
             "damage": COUNT,
             "keywords": KEYWORDS,
-            "designation": (DESIGNATIONS.__contains__, "neither null, attacker nor defender"),
+            "designation": (DESIGNATIONS_OR_NONE.__contains__,
+                            "neither null, attacker nor defender"),
             "timing": _one_of(TIMINGS),
             "triggers": TRIGGERS,
         }, Unit)

@@ -169,6 +169,9 @@ class GameState:
     contest_at: str | None = None
     attacker: str | None = None
     defender: str | None = None
+    # a choice the rules wait for: {"player": who makes it, "kind": "battlefield" (which
+    # staged contest opens, contest.py) or "damage" (a Combat's assignment, combat.py),
+    # "options": what they choose among, and for damage "total": the damage to assign}
     pending: dict[str, Any] | None = None
     damage_plan: dict[str, dict[str, int]] = field(default_factory=dict)
     attackers_recalled: bool = False
@@ -217,8 +220,9 @@ class GameState:
     def bf_config(self, bf: str) -> Configuration:
         return self.configs[battlefield_key(bf)]
 
-    # The battlefield chart's states that the rules procedures ask about, by name (its
-    # Control, Neutral/Showdown and staging regions; statecharts/battlefield.py)
+    # The battlefield chart's states that the rules procedures and the charts' guards ask
+    # about, by name (its Contested, Neutral/Showdown and staging regions;
+    # statecharts/battlefield.py)
 
     def is_contested(self, bf: str) -> bool:
         return "contested" in self.bf_config(bf)
@@ -277,6 +281,10 @@ class GameState:
 
     def opponents(self, a: str, b: str) -> bool:
         return b not in self.team_of(a)
+
+    def teammates(self, a: str, b: str) -> bool:
+        """Two players of one team (a player is not their own teammate)."""
+        return a != b and b in self.team_of(a)
 
     def next_player(self, player: str | None) -> str:
         """The player after ``player`` in turn order (asked of whoever holds Focus or

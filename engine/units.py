@@ -1,4 +1,5 @@
-"""The units on the board and in play, by id: a dict that keeps what it was asked.
+"""Every unit the game has made, by id, wherever it is (board, hand, trash): a dict that
+keeps what it was asked.
 
 It lives apart from ``state`` because it subclasses ``dict``: a compiled build (mypyc, see
 docs/model-checking.md) compiles ``state`` and leaves this module as it is.

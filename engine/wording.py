@@ -10,6 +10,11 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def place_name(player: str, to: str) -> str:
+    """A destination as the trace says it: ``P1's base``, or the battlefield's id."""
+    return f"{player}'s base" if to == "base" else to
+
+
 def one_line(text: str) -> str:
     """``text`` as one line a terminal shows as it is: every line break (as
     ``str.splitlines`` sees them) becomes a space, and every other control character its

@@ -38,7 +38,7 @@ class Battlefield(RiftChart):
 
             # a setup's controller: sent once, to a chart that starts uncontrolled
             set_up_control = cite(
-                "S 184.4", uncontrolled.to(controlled, on="take_control_of_battlefield")
+                "S 184.4", uncontrolled.to(controlled, on="set_up_controller")
             )
             # a controller with no units there loses control, except while control is frozen:
             # the seed freezes it while the battlefield is Contested; cr-1.4's Cleanup loses it

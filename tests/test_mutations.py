@@ -19,7 +19,7 @@ from unittest import mock
 import pytest
 import yaml
 
-from engine import actions, cli, contest, effects, runner, scoring
+from engine import actions, cli, contest, destinations, runner, scoring
 from engine.core import Table
 from engine.errors import IllegalAction
 from engine.models import BattlefieldModel, FocusModel
@@ -118,7 +118,8 @@ MUTATIONS = [
     ),
     Mutation(
         "a third player allowed into a combat",
-        [lambda: mock.patch.object(effects, "destination_problem", lambda s, player, bf: None)],
+        [lambda: mock.patch.object(destinations, "destination_problem",
+                                   lambda s, player, bf: None)],
         {
             "name": "mutation model",
             "players": ["P1", "P2", "P3"],
