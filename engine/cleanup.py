@@ -27,6 +27,12 @@ def run(table: Table) -> None:
         return  # a state that reads the same was already found to need nothing
     battlefields = [battlefield_key(bf) for bf in s.fields]
     for pass_number in range(1000):
+        if pass_number and fixpoints is not None:
+            # what the last pass changed may have led to a state already found to need
+            # nothing: the pass over it would change nothing, as at the start
+            read = inputs(s)
+            if read in fixpoints:
+                return
         if scoring.check_win(table):  # step 1
             return
         changed = contest.designate(table)  # step 2
@@ -42,9 +48,8 @@ def run(table: Table) -> None:
             changed |= table.try_send(battlefield_key(s.contest_at), "convert_to_combat")
         if not changed:
             if fixpoints is not None:
-                # the last pass read this state and changed nothing; after a first pass that
-                # changed nothing it is the state read at the start
-                fixpoints.add(read if pass_number == 0 else inputs(s))
+                # the last pass read this state (at its start) and changed nothing
+                fixpoints.add(read)
             return
     raise RuntimeError("Cleanup did not reach a fixed point")
 

@@ -423,8 +423,7 @@ _FOCUS_CYCLE = ("non_combat", "combat_showdown")
 def _in_focus_cycle(s: GameState) -> bool:
     if s.contest_at is None:
         return False
-    config = s.bf_config(s.contest_at)
-    return any(state in config for state in _FOCUS_CYCLE)
+    return not s.bf_config(s.contest_at).isdisjoint(_FOCUS_CYCLE)
 
 
 def _focus_cycle_began(parent: GameState, child: GameState) -> bool:

@@ -207,7 +207,8 @@ class GameState:
             attacker=self.attacker,
             defender=self.defender,
             pending=dict(self.pending) if self.pending else None,
-            damage_plan={p: dict(a) for p, a in self.damage_plan.items()},
+            damage_plan={p: dict(a) for p, a in self.damage_plan.items()} if self.damage_plan
+            else {},
             attackers_recalled=self.attackers_recalled,
             queued_triggers=list(self.queued_triggers),
             winner=self.winner,

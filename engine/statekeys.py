@@ -73,7 +73,7 @@ def state_key(s: GameState) -> tuple:
         s.units.derived(_units_key),
         tuple(map(_field_fields, s.fields.values())),
         _configs_key(s.configs),
-        _chain_key(s.chain),
+        _chain_key(s.chain) if s.chain else (),  # (empty in most states: no generator run)
         tuple(tuple(sorted(c.id if c else "" for c in hand)) for hand in s.hands.values()),
         _rest_key(s),
     )
@@ -133,8 +133,8 @@ def _rest_key(s: GameState, rn: Callable[[Any], Any] = _same) -> tuple:
         s.passes, s.chain_begun_by, s.focus_at_chain_start, s.contest_at, s.attacker,
         s.defender, s.winner, s.attackers_recalled, s.blocked_scoring, pending,
         tuple(sorted((p, tuple(sorted((rn(u), n) for u, n in a.items())))
-                     for p, a in s.damage_plan.items())),
-        tuple((k, _chain_key([i])) for k, i in s.queued_triggers),
+                     for p, a in s.damage_plan.items())) if s.damage_plan else (),
+        tuple((k, _chain_key([i])) for k, i in s.queued_triggers) if s.queued_triggers else (),
     )
 
 

@@ -50,8 +50,9 @@ class Units(dict):
 
     def copy(self) -> Units:
         """A copy with the same answers (its entries are the same until one changes)."""
-        new = Units(self)
-        new._answers = dict(self._answers)
+        new = Units.__new__(Units)  # not __init__: its answers are these
+        dict.update(new, self)
+        new._answers = self._answers.copy()
         return new
 
     def __reduce__(self) -> tuple:

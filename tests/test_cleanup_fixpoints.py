@@ -2,10 +2,12 @@
 
 The model checker keeps the inputs (``cleanup.inputs``) of every state where a pass of Cleanup
 changed nothing, and skips Cleanup where the same inputs come again. That is only right if
-``inputs`` holds everything Cleanup and the guards it asks read. These tests explore every
-bundled scenario and model with two checks:
+``inputs`` holds everything Cleanup and the guards it asks read. Cleanup also stops between
+two of its passes when what the last one changed led to known inputs. These tests explore
+every bundled scenario and model with two checks:
 
-- at each skip, Cleanup is run in full on a copy of the state, and must change nothing there;
+- each Cleanup is also run in full on a copy of the state, with nothing skipped, and must end
+  in the same state (where it is skipped at once, the full run must change nothing there);
 - at each fixed point kept, Cleanup is run again on a copy that records every attribute it
   reads of the state, its units and its battlefields: anything ``cleanup`` does not declare
   fails (a new guard that reads, say, a unit's ``stunned`` must be declared there first).
@@ -98,26 +100,30 @@ def _check_reads(full_run: Callable[[Table], None], table: Table) -> None:
 
 
 def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Callable[[Table], None]:
-    """``cleanup.run`` that, where it would skip, first runs Cleanup in full on a copy; and
-    that records what Cleanup reads at each fixed point it keeps."""
+    """``cleanup.run`` that also runs Cleanup in full on a copy and compares the two ends (a
+    Cleanup skipped at once must not even say anything); and that records what Cleanup
+    reads at each fixed point it keeps."""
     recorded: set[tuple] = set()
 
     def run(table: Table) -> None:
         s = table.state
         known = table.fixpoints
-        if known is not None and cleanup.inputs(s) in known:
-            probe = Table(s.copy(), table.runtime)  # traced: a skipped Cleanup says nothing
-            full_run(probe)  # no fixpoints on the probe: every step is asked
-            if state_key(probe.state) != state_key(s) or probe.lines:
-                raise SkippedCleanupChanged(f"Cleanup was skipped where it changes {s}")
-            counts["skips"] += 1
+        if known is None:
+            full_run(table)
+            return
+        skipped = cleanup.inputs(s) in known
+        probe = Table(s.copy(), table.runtime)  # traced, to hear a skipped Cleanup say nothing
+        full_run(probe)  # no fixpoints on the probe: every step is asked
         full_run(table)
-        if known is not None:
-            fixed = cleanup.inputs(s)
-            if fixed in known and fixed not in recorded:
-                recorded.add(fixed)
-                _check_reads(full_run, table)
-                counts["recorded"] += 1
+        if state_key(probe.state) != state_key(s) or (skipped and probe.lines):
+            raise SkippedCleanupChanged(f"Cleanup with its fixed points ends in {s}, in full "
+                                        f"in {probe.state}")
+        counts["skips"] += skipped
+        fixed = cleanup.inputs(s)
+        if fixed in known and fixed not in recorded:
+            recorded.add(fixed)
+            _check_reads(full_run, table)
+            counts["recorded"] += 1
 
     return run
 
