@@ -19,16 +19,9 @@ from typing import Any, TextIO
 # so that a test or a program that sets them is heard
 from . import actions, counterexample, explore as search
 from .errors import ScenarioError
-from .explore import (
-    Prepared,
-    Progress,
-    Report,
-    Settings,
-    Violation,
-    explore,
-    prepare,
-)
+from .explore import Progress, Report, Settings, Violation, explore
 from .invariants import Invariant, by_names
+from .prepared import Prepared, prepare
 from .runner import FAILED, INVALID, OK
 from .wording import counted
 from .workers import WorkerLost

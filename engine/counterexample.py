@@ -23,7 +23,8 @@ from .wording import counted
 from .writable import write_whole
 
 if TYPE_CHECKING:
-    from .explore import Prepared, Report, Violation
+    from .explore import Report, Violation
+    from .prepared import Prepared
 
 
 def scenario_for(
