@@ -139,6 +139,7 @@ def _queue_combat_triggers(table: Table, bf: str) -> None:
     They are the only ones waiting (Cleanup puts waiting triggers on the Chain before it
     opens or converts a contest), so ranking the Attacker 0 and the Defender 1 is enough."""
     s = table.state
+    assert not s.queued_triggers, "Cleanup puts waiting triggers on the Chain first"
     for unit in s.units_at(bf):
         event = {"attacker": "attack", "defender": "defend"}.get(unit.designation or "")
         if event:

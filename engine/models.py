@@ -69,8 +69,9 @@ class BattlefieldModel(Model):
         return self.state.fields[self.bf]
 
     # --- guards ---------------------------------------------------------------------
-    # named in the charts' words; those that ask which states this chart is in put the
-    # question to the state's own predicates (GameState.is_contested and the ones after it)
+    # named in the charts' words; those that ask whether this chart is Contested, in a
+    # Showdown or a Combat, or has one staged put the question to the state's own predicates
+    # (GameState.is_contested and the ones after it), which the rules procedures ask too
 
     def controller_has_no_units_here(self) -> bool:
         controller = self.battlefield.controller

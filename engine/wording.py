@@ -1,4 +1,4 @@
-"""How the trace, reports and messages word small things: counts, one-line text."""
+"""How the trace, reports and messages word small things: counts, places, one-line text."""
 
 from __future__ import annotations
 

@@ -21,15 +21,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from engine import cleanup, explore, invariants
+from engine import cleanup, explore, invariants, scoring
 from engine.core import Table
 from engine.explore import Settings, prepare, state_key
 from engine.state import Field, GameState, Unit
 
+from .helpers import write_yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 ONE_V_ONE = ROOT / "models" / "1v1_two_battlefields.yaml"
-POSITIONS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted((ROOT / "models").glob("*.yaml"))
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+POSITIONS = SCENARIOS + sorted((ROOT / "models").glob("*.yaml"))
+# a Combat with attack and defend triggers, from its setup: the Cleanup that opens it runs a
+# second pass that changes something (the triggers go on the Chain), then a third
+TRIGGERED_COMBAT = ROOT / "scenarios" / "041_combat_attack_defend_triggers.yaml"
 
 
 class SkippedCleanupChanged(AssertionError):
@@ -113,12 +120,18 @@ def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Call
             return
         skipped = cleanup.inputs(s) in known
         probe = Table(s.copy(), table.runtime)  # traced, to hear a skipped Cleanup say nothing
+        before = counts["passes"]
         full_run(probe)  # no fixpoints on the probe: every step is asked
+        passes_in_full = counts["passes"] - before
         full_run(table)
         if state_key(probe.state) != state_key(s) or (skipped and probe.lines):
             raise SkippedCleanupChanged(f"Cleanup with its fixed points ends in {s}, in full "
                                         f"in {probe.state}")
         counts["skips"] += skipped
+        # fewer passes than in full, not skipped at once: stopped between two passes
+        counts["stopped_between"] += (not skipped
+                                      and counts["passes"] - before - passes_in_full
+                                      < passes_in_full)
         fixed = cleanup.inputs(s)
         if fixed in known and fixed not in recorded:
             recorded.add(fixed)
@@ -129,8 +142,15 @@ def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Call
 
 
 def _explore_checked(path: Path, monkeypatch: Any, max_states: int) -> dict[str, int]:
-    counts = {"skips": 0, "recorded": 0}
+    counts = {"skips": 0, "recorded": 0, "passes": 0, "stopped_between": 0}
     monkeypatch.setattr(cleanup, "run", _checking(cleanup.run, counts))
+    check_win = scoring.check_win
+
+    def pass_begins(table: Table) -> bool:  # step 1 of each pass of Cleanup
+        counts["passes"] += 1
+        return check_win(table)
+
+    monkeypatch.setattr(scoring, "check_win", pass_begins)
     prepared = prepare(str(path))
     explore.explore(prepared.start, Settings(invariants.all_invariants(), max_states=max_states))
     return counts
@@ -139,6 +159,59 @@ def _explore_checked(path: Path, monkeypatch: Any, max_states: int) -> dict[str,
 @pytest.mark.parametrize("path", POSITIONS, ids=lambda p: p.stem)
 def test_skipped_cleanups_would_change_nothing(path: Path, monkeypatch: Any) -> None:
     _explore_checked(path, monkeypatch, max_states=300)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_cleanups_from_a_scenario_setup_end_as_in_full(path: Path, monkeypatch: Any,
+                                                         tmp_path: Path) -> None:
+    """From a scenario's setup rather than after its steps: the search itself then meets
+    what the steps show (a Combat opening with its triggers, a conquest, a win)."""
+    setup = {**yaml.safe_load(path.read_text(encoding="utf-8")), "steps": []}
+    _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+
+
+def test_cleanup_stops_between_passes_only_where_nothing_is_left(monkeypatch: Any,
+                                                                 tmp_path: Path) -> None:
+    setup = {**yaml.safe_load(TRIGGERED_COMBAT.read_text(encoding="utf-8")), "steps": []}
+    counts = _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+    # the search met Cleanups that stopped early (and each ended as in full): not vacuous
+    assert counts["stopped_between"] > 0, counts
+
+
+def test_a_cleanup_stopped_after_its_first_pass_is_caught(monkeypatch: Any,
+                                                          tmp_path: Path) -> None:
+    """Stop every Cleanup after one pass, as a wrong stop between passes would: the
+    attack and defend triggers are left waiting, and the full run tells."""
+    real = cleanup.run
+
+    def one_pass(table: Table) -> None:
+        if table.fixpoints is None:
+            real(table)
+            return
+        check_win = scoring.check_win
+        passes = [0]
+
+        def stop_after_one(t: Table) -> bool:
+            passes[0] += 1
+            if passes[0] > 1:
+                raise _Stop
+            return check_win(t)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(scoring, "check_win", stop_after_one)
+            try:
+                real(table)
+            except _Stop:
+                pass
+
+    monkeypatch.setattr(cleanup, "run", one_pass)
+    setup = {**yaml.safe_load(TRIGGERED_COMBAT.read_text(encoding="utf-8")), "steps": []}
+    with pytest.raises(SkippedCleanupChanged):
+        _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+
+
+class _Stop(Exception):
+    """Ends a Cleanup half-way (see the test above)."""
 
 
 def test_the_bundled_model_skips_most_cleanups_correctly(monkeypatch: Any) -> None:
