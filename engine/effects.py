@@ -304,7 +304,7 @@ def _take_control(table: Table, uid: str, arg: Any, ctx: Context) -> None:
         return
     if unit.controller == ctx.you:
         return
-    if not table.state.opponents(ctx.you, unit.controller):
+    if table.state.teammates(ctx.you, unit.controller):
         table.say(f"{ctx.you} cannot control a teammate's unit ({uid})", "seed 001")
         return
     at = unit.at
