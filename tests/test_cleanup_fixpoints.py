@@ -124,14 +124,13 @@ def _checking(full_run: Callable[[Table], None], counts: dict[str, int]) -> Call
         full_run(probe)  # no fixpoints on the probe: every step is asked
         passes_in_full = counts["passes"] - before
         full_run(table)
+        passes_with_skips = counts["passes"] - before - passes_in_full
         if state_key(probe.state) != state_key(s) or (skipped and probe.lines):
             raise SkippedCleanupChanged(f"Cleanup with its fixed points ends in {s}, in full "
                                         f"in {probe.state}")
         counts["skips"] += skipped
         # fewer passes than in full, not skipped at once: stopped between two passes
-        counts["stopped_between"] += (not skipped
-                                      and counts["passes"] - before - passes_in_full
-                                      < passes_in_full)
+        counts["stopped_between"] += not skipped and passes_with_skips < passes_in_full
         fixed = cleanup.inputs(s)
         if fixed in known and fixed not in recorded:
             recorded.add(fixed)
@@ -161,19 +160,23 @@ def test_skipped_cleanups_would_change_nothing(path: Path, monkeypatch: Any) -> 
     _explore_checked(path, monkeypatch, max_states=300)
 
 
+def _setup_only(scenario: Path, tmp_path: Path) -> Path:
+    """``scenario`` without its steps, written to ``tmp_path``: a search from its setup."""
+    data = yaml.safe_load(scenario.read_text(encoding="utf-8"))
+    return write_yaml(tmp_path, {**data, "steps": []})
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_cleanups_from_a_scenario_setup_end_as_in_full(path: Path, monkeypatch: Any,
                                                          tmp_path: Path) -> None:
     """From a scenario's setup rather than after its steps: the search itself then meets
     what the steps show (a Combat opening with its triggers, a conquest, a win)."""
-    setup = {**yaml.safe_load(path.read_text(encoding="utf-8")), "steps": []}
-    _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+    _explore_checked(_setup_only(path, tmp_path), monkeypatch, max_states=300)
 
 
 def test_cleanup_stops_between_passes_only_where_nothing_is_left(monkeypatch: Any,
                                                                  tmp_path: Path) -> None:
-    setup = {**yaml.safe_load(TRIGGERED_COMBAT.read_text(encoding="utf-8")), "steps": []}
-    counts = _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+    counts = _explore_checked(_setup_only(TRIGGERED_COMBAT, tmp_path), monkeypatch, 300)
     # the search met Cleanups that stopped early (and each ended as in full): not vacuous
     assert counts["stopped_between"] > 0, counts
 
@@ -205,9 +208,8 @@ def test_a_cleanup_stopped_after_its_first_pass_is_caught(monkeypatch: Any,
                 pass
 
     monkeypatch.setattr(cleanup, "run", one_pass)
-    setup = {**yaml.safe_load(TRIGGERED_COMBAT.read_text(encoding="utf-8")), "steps": []}
     with pytest.raises(SkippedCleanupChanged):
-        _explore_checked(write_yaml(tmp_path, setup), monkeypatch, max_states=300)
+        _explore_checked(_setup_only(TRIGGERED_COMBAT, tmp_path), monkeypatch, 300)
 
 
 class _Stop(Exception):
