@@ -149,7 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_cmd_run, parser=run)
 
-    cmp = sub.add_parser("compare", help="run a scenario under both rules profiles, side by side")
+    cmp = sub.add_parser(
+        "compare", help="run a scenario under both rules profiles, side by side",
+        epilog="Its expect steps are not checked, and refused steps are shown: exit 0 once the "
+               "file ran, whether or not the profiles part; 2 for a bad file. `riftchart run` "
+               "says whether a file passes.")
     cmp.add_argument("file", metavar="FILE", help="a scenario file; - reads it from standard input")
     cmp.add_argument("--width", type=int, default=None,
                      help="width of each column, 20 to 1000 (default: fit the terminal)")

@@ -131,7 +131,7 @@ class Checker(StepChecks):
             entry = self.mapping(item, where)
             self.keys(entry, where, required=("id",),
                       optional=("name", "controller", "scored_this_turn", "abilities"))
-            self.battlefields.add(self.new_id(*self.field(entry, "id", where)))
+            self.battlefields[self.new_id(*self.field(entry, "id", where))] = None
         result = []
         for index, entry in enumerate(items):
             where = at.item(items, index)

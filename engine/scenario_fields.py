@@ -84,7 +84,7 @@ class FieldChecks:
         self.ids: dict[str, str] = {}  # every id -> the field that defined it
         self.players: tuple[str, ...] = ()
         self.teams: tuple[tuple[str, ...], ...] | None = None
-        self.battlefields: set[str] = set()
+        self.battlefields: dict[str, None] = {}  # in setup order, as messages list them
         self.units: set[str] = set()  # ids that can be a unit: setup units, unit cards, play_unit
         self.cards: set[str] = set()
         self.deferred: list[Callable[[], None]] | None = []
@@ -182,10 +182,12 @@ class FieldChecks:
                       "digits is out of range")
         return value
 
-    def choice(self, value: Any, at: At, options: tuple[str, ...]) -> str:
+    def choice(self, value: Any, at: At, options: tuple[str, ...], or_null: bool = False) -> str:
+        """One of ``options``; ``or_null``: the caller takes null too, and the message says so."""
         if not isinstance(value, str) or value not in options:
             shown = quoted(value) if isinstance(value, str) else kind_of(value)
-            self.fail(at, f"expected one of: {listed(options)}; got {shown}")
+            either = (*options, "null") if or_null else options
+            self.fail(at, f"expected one of: {listed(either)}; got {shown}")
         return value
 
     def each(self, value: Any, at: At, check: Callable[[Any, At], T]) -> tuple[T, ...]:
@@ -229,10 +231,14 @@ class FieldChecks:
         self.ids[ident] = at.path
         return ident
 
-    def check_ref(self, ident: str, at: At, known: Callable[[str], bool], what: str) -> None:
+    def check_ref(self, ident: str, at: At, known: Callable[[str], bool], what: str,
+                  allowed: Callable[[], Iterable[str]] | None = None) -> None:
+        """Refuse ``ident`` unless ``known``; the message lists ``allowed()`` where it is
+        given (asked when the check runs: after the setup, every id is known)."""
         def check() -> None:
             if not known(ident):
-                self.fail(at, self.not_a(what, ident))
+                why = self.not_a(what, ident)
+                self.fail(at, f"{why}; expected one of: {listed(allowed())}" if allowed else why)
 
         if self.deferred is None:
             check()
@@ -255,16 +261,19 @@ class FieldChecks:
     def player_or_null(self, value: Any, at: At) -> str | None:
         return None if value is None else self.player(value, at)
 
-    def battlefield(self, value: Any, at: At) -> str:
+    def battlefield(self, value: Any, at: At, words: tuple[str, ...] = ()) -> str:
+        """A battlefield id, or one of ``words`` (the places that are not battlefields, where a
+        unit may be: ``base``...); a wrong one is refused with every value it could be."""
+        if value in words:
+            return value
         ident = self.id_text(value, at)
-        self.check_ref(ident, at, self.battlefields.__contains__, "battlefield")
+        self.check_ref(ident, at, self.battlefields.__contains__, "battlefield",
+                       lambda: (*words, *self.battlefields))
         return ident
 
     def destination(self, value: Any, at: At) -> str:
         """A battlefield id or ``base``."""
-        if value == "base":
-            return "base"
-        return self.battlefield(value, at)
+        return self.battlefield(value, at, ("base",))
 
     def unit(self, value: Any, at: At) -> str:
         ident = self.id_text(value, at)

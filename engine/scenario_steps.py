@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from engine.action_types import ACTION_STEPS, PLAYER_STEPS, STEP_FIELDS, STEP_OPTIONAL
@@ -86,10 +86,12 @@ class StepChecks(FieldChecks):
     # needs (a target that is a spell in hand, a move to a unit) is the rules' to judge, as
     # the Python API's actions are: the step is refused, citing the rule (D15)
 
-    def step_ref(self, value: Any, at: At, what: str) -> str:
-        """An id of the file, named where an action wants a ``what``."""
+    def step_ref(self, value: Any, at: At, what: str,
+                 allowed: Callable[[], Iterable[str]] | None = None) -> str:
+        """An id of the file, named where an action wants a ``what`` (an unknown one is said
+        with ``allowed()``, where given)."""
         ident = self.id_text(value, at)
-        self.check_ref(ident, at, self.ids.__contains__, what)
+        self.check_ref(ident, at, self.ids.__contains__, what, allowed)
         return ident
 
     def player_ref(self, value: Any, at: At) -> str:
@@ -101,7 +103,9 @@ class StepChecks(FieldChecks):
 
     def place_ref(self, value: Any, at: At) -> str:
         """A step's destination: ``base``, or an id of the file."""
-        return "base" if value == "base" else self.step_ref(value, at, "battlefield")
+        if value == "base":
+            return "base"
+        return self.step_ref(value, at, "battlefield", lambda: ("base", *self.battlefields))
 
     def unit_refs(self, value: Any, at: At) -> tuple[str, ...]:
         """Units a step names; whether the list is empty, names one twice or names something
@@ -220,17 +224,15 @@ class StepChecks(FieldChecks):
         for key, item in unit.items():
             where = at.key(unit, key)
             if key == "at":
-                if item not in ("base", "hand", "trash"):
-                    self.battlefield(item, where)
+                self.battlefield(item, where, ("base", "hand", "trash"))
             elif key == "controller":
                 self.player_or_null(item, where)
             elif key in ("exhausted", "stunned"):
                 self.boolean(item, where)
             elif key in ("damage", "might"):
                 self.expected_count(item, where)
-            else:  # designation
-                if item is not None:
-                    self.choice(item, where, DESIGNATIONS)
+            elif item is not None:  # designation: null for none, as the view shows it
+                self.choice(item, where, DESIGNATIONS, or_null=True)
 
     def expect_choice(self, value: Any, at: At) -> None:
         choice = self.mapping(value, at)

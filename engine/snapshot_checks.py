@@ -193,7 +193,7 @@ def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: li
     other effects, as in a scenario file."""
     checker = _EffectChecks("snapshot")
     checker.players = tuple(players)
-    checker.battlefields = set(battlefields)
+    checker.battlefields = dict.fromkeys(battlefields)
     checker.units = {unit["id"] for unit in data["units"]}
     checker.units |= {card["id"] for cards in data["hands"].values() for card in cards
                       if card is not None and card.get("type") == "unit"}

@@ -320,3 +320,23 @@ def test_a_trace_line_that_reads_like_a_refusal_does_not_make_a_step_refused():
     do = {"move": {"player": "P1", "units": ["U1"], "to": "A"}}
     record = StepRecord(1, do, ["refused: a line of the trace"], {}, {})
     assert compare_module._note(record) is None
+
+
+def test_compare_shows_what_a_file_does_and_exits_0_where_run_fails(tmp_path):
+    """docs/scenarios.md, Comparing the profiles: a refused step and a failing expect are part of
+    what compare shows, not a failure of it (exit 0); `run` fails the same file (exit 1); a bad
+    file is exit 2 for both."""
+    path = write_yaml(tmp_path, {
+        "name": "refused and failing", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "units": [{"id": "U1", "controller": "P1", "might": 1, "at": "base"}],
+        "steps": [{"pass": "P2"}, {"expect": {"focus": "P2"}},
+                  {"move": {"player": "P1", "units": ["U1"], "to": "A"}}]})
+    code, out, err = _main(path)
+    assert (code, err) == (0, "")
+    assert "refused under both profiles" in out and "step 3" in out
+    assert _run("-m", "engine.cli", "run", str(path)).returncode == 1
+    bad = write_yaml(tmp_path, {"name": "bad", "players": ["P1", "P2"],
+                                "battlefields": [{"id": "A"}], "steps": [{"fly": "P1"}]})
+    assert _main(bad)[0] == 2
+    helped = " ".join(_run("-m", "engine.cli", "compare", "--help").stdout.split())
+    assert "exit 0 once the file ran, whether or not the profiles part; 2 for a bad file" in helped
