@@ -273,7 +273,11 @@ def from_step(kind: str, args: Any) -> Action:
     if kind == "move":
         action: Action = Move(args["player"], args["units"], args["to"])
     elif kind == "play":
-        action = Play(args["player"], args["card"], args.get("targets") or (), args.get("to"))
+        # null targets are none given, as in a scenario file (D33); any other value is the
+        # targets, checked by as_action (0 or "" is a TypeError, not "no targets")
+        targets = args.get("targets")
+        action = Play(args["player"], args["card"], () if targets is None else targets,
+                      args.get("to"))
     elif kind == "choose":
         action = Choose(args["player"], args["battlefield"])
     else:

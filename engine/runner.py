@@ -92,7 +92,12 @@ def run_scenario(
     keep_going: bool = False,
 ) -> RunResult:
     """Run a loaded scenario. ``keep_going`` ignores `expect` and runs past refused steps
-    (for comparing profiles, whose expectations differ)."""
+    (for comparing profiles, whose expectations differ). A path or a dict is a TypeError
+    saying what takes it: it is not a loaded scenario."""
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"run_scenario takes a Scenario, not {type(scenario).__name__}: "
+                        "engine.scenario.load_scenario makes one of a path or a dict, and "
+                        "run_file plays a file")
     if rules is not None:
         scenario = scenario.with_rules(rules)
     game = Game.from_scenario(scenario, runtime=runtime)

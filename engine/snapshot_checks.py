@@ -212,8 +212,15 @@ def _check_effects(data: Mapping[str, Any], players: list[str], battlefields: li
             effects += [(f"{where}.{name}[{i}]", t) for i, t in enumerate(entry.get(name) or ())]
     try:
         for where, entry in effects:
-            if entry.get("effect") is not None:
-                checker.effect(entry["effect"], At(f"{where}.effect", None))
+            effect = entry.get("effect")
+            # a game writes an effect as the loader made it: `{"move": null}` in a file is read
+            # as `{"move": {}}` (D33), and the rules read only that form
+            if effect is None:
+                continue
+            written = checker.effect(effect, At(f"{where}.effect", None))
+            if written != effect:
+                raise ValueError(f"{where}.effect is {effect!r}, which a game writes as "
+                                 f"{written!r}")
         for check in checker.deferred or ():  # the units a play_unit brings, once all are known
             check()
     except ScenarioError as error:

@@ -365,12 +365,35 @@ def test_an_observer_may_not_act_in_the_game_that_tells_it(every_time: bool) -> 
      "a play step has no field 'To' (its fields: player, card, targets, to)"),
     ("move", {"player": "P1", "units": ["U1"], "to": "A", "x": 1}, ValueError,
      "a move step has no field 'x'"),
+    # targets of the wrong type are not "no targets" (null is: a key not given, D33)
+    ("play", {"player": "P1", "card": "S1", "targets": 0}, TypeError,
+     "Play.targets is a tuple of unit ids, not the int 0"),
+    ("play", {"player": "P1", "card": "S1", "targets": ""}, TypeError,
+     "Play.targets is a tuple of unit ids, not the string ''"),
+    ("play", {"player": "P1", "card": "S1", "targets": False}, TypeError,
+     "Play.targets is a tuple of unit ids, not the bool False"),
 ])
 def test_a_bad_step_is_a_typed_error_naming_what_is_wrong(kind: str, args: Any, error: type,
                                                           message: str) -> None:
     with pytest.raises(error) as raised:
         actions.from_step(kind, args)
     assert str(raised.value).startswith(message)
+
+
+def test_null_targets_in_a_play_step_are_none_given() -> None:
+    assert actions.from_step("play", {"player": "P1", "card": "S1", "targets": None}) == Play(
+        "P1", "S1")
+
+
+@pytest.mark.parametrize("given", [{"name": "x"}, "scenarios/001.yaml", None])
+def test_run_scenario_given_what_is_not_a_scenario_says_what_takes_it(given: Any) -> None:
+    """A path or a dict is for load_scenario (or run_file): a TypeError before anything runs,
+    not an AttributeError from half-way (docs/embedding.md, Running scenario files)."""
+    from engine.runner import run_scenario
+
+    with pytest.raises(TypeError, match=r"run_scenario takes a Scenario, not \w+: "
+                                        r"engine.scenario.load_scenario makes one"):
+        run_scenario(given)
 
 
 def test_an_assignment_naming_a_unit_twice_is_refused() -> None:
@@ -727,6 +750,13 @@ def test_every_position_of_a_bundled_scenario_restores_from_its_json(path) -> No
         "ghost"]}}, "targets": None}]),
      "units[0].triggers[0].effect.kill.units[0]: unknown unit 'ghost'"),
     (lambda d: d["hands"]["P1"][0].update(effect=None), "hands['P1'][0] is a spell with no effect"),
+    # a file's `move:` with nothing after it is read as {} (D33); a game never writes null
+    # there, and the rules would fail on it at the next legal_actions()
+    (lambda d: d["hands"]["P1"][0].update(effect={"move": None}),
+     "hands['P1'][0].effect is {'move': None}, which a game writes as {'move': {}}"),
+    (lambda d: d["hands"]["P1"][0].update(effect={"sequence": [{"stun": {}}, {"move": None}]}),
+     "hands['P1'][0].effect is {'sequence': [{'stun': {}}, {'move': None}]}, which a game "
+     "writes as {'sequence': [{'stun': {}}, {'move': {}}]}"),
     (lambda d: d["scores"].update(P1=10**5000),
      "scores['P1'] is a number of more than 4,300 digits, which JSON text"),
     (lambda d: d.update(pending={"player": "P1", "kind": "battlefield", "options": ["Z"]}),
@@ -857,3 +887,36 @@ def test_the_action_steps_are_the_steps_of_every_action_type() -> None:
     assert tuple(next(iter(step)) for step in steps) == ACTION_STEPS
     for kind, step, action in zip(ACTION_STEPS, steps, examples, strict=True):
         assert from_step(kind, step[kind]) == action
+
+
+def test_a_listed_assignment_leaves_out_the_units_given_nothing() -> None:
+    """docs/embedding.md, Actions: legal_actions() lists damage pairs in the choice's order,
+    without zero amounts; the same plan with a zero written out is legal, applies alike, and
+    is not equal to the listed one."""
+    game = Game.from_scenario(ROOT / "scenarios" / "088_manual_backline_last.yaml")
+    for action in [Move("P1", ("U1",), "A"), Pass("P1"), Pass("P2")]:
+        game.apply(action)
+    assert game.view()["pending_choice"]["options"] == ["T1", "B1", "N1"]
+    listed = Assign("P1", {"T1": 1, "N1": 1})
+    zero = Assign("P1", {"T1": 1, "B1": 0, "N1": 1})
+    assert listed in game.legal_actions() and zero not in game.legal_actions()
+    twin = game.clone()
+    game.apply(listed)
+    twin.apply(zero)
+    assert game.to_json() == twin.to_json()
+
+
+def test_a_card_on_the_chain_keeps_its_targets_in_the_order_given() -> None:
+    """docs/embedding.md, the snapshot format: the same spell at U1, U2 and at U2, U1 gives two
+    snapshots while it is on the Chain (the order is part of the play), one once it resolves."""
+    game = Game.from_scenario(
+        ROOT / "scenarios" / "002_flow_two_battlefields_choice_and_cancel.yaml")
+    one, other = game.clone(), game.clone()
+    one.apply(Play("P1", "S2", ("U1", "U2")))
+    other.apply(Play("P1", "S2", ("U2", "U1")))
+    assert one.to_json() != other.to_json()
+    assert one.snapshot()["chain"][0]["targets"] == ["U1", "U2"]
+    for played in (one, other):
+        played.apply(Pass("P1"))
+        played.apply(Pass("P2"))
+    assert one.to_json() == other.to_json()
