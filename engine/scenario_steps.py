@@ -21,7 +21,7 @@ from engine.scenario_model import (
     Step,
     quoted,
 )
-from engine.state import PHASES
+from engine.state import OFF_BOARD, PHASES
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -224,7 +224,7 @@ class StepChecks(FieldChecks):
         for key, item in unit.items():
             where = at.key(unit, key)
             if key == "at":
-                self.battlefield(item, where, ("base", "hand", "trash"))
+                self.battlefield(item, where, ("base", *OFF_BOARD))
             elif key == "controller":
                 self.player_or_null(item, where)
             elif key in ("exhausted", "stunned"):
