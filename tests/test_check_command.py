@@ -363,7 +363,16 @@ def test_a_deadlock_at_a_damage_choice_replays_and_fails_under_the_rules(
 def _start_check(out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "engine.cli", "check", str(ONE_V_ONE), "--out", str(out), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        preexec_fn=_ctrl_c_as_from_a_terminal)
+
+
+def _ctrl_c_as_from_a_terminal() -> None:
+    """In the search's process before it starts: Ctrl-C takes its default action. A shell
+    without job control starts a command run in the background (``pytest &`` in a script) with
+    Ctrl-C ignored, its children inherit that, and Python keeps it ignored, as a command run
+    with nohup should: the search would then run to its end whatever the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _children(pid: int) -> list[int]:
