@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets riftchart up on a fresh Debian machine: Graphviz's `dot`, Chromium (for the
 # step-through page's browser test), a C compiler and Python's headers (for the compiled
-# build's test) from Debian where missing, then a virtual environment in .venv with riftchart
-# and its test extras. Safe to run again.
+# build's test) and Python's venv module from Debian where missing, then a virtual environment
+# in .venv with riftchart and its test extras. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -11,6 +11,8 @@ command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # a C compiler and Python's headers, for the compiled build that tests/test_compiled.py makes
 command -v cc >/dev/null 2>&1 || need+=(gcc)
+# Debian's own python3 makes virtual environments only with python3-venv
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 python3 -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   || need+=(python3-dev)
