@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from . import combat
@@ -50,13 +51,15 @@ _REGISTRY: dict[str, Invariant] = {}
 
 
 def _view_keys(*keys: str) -> Witness:
-    """A witness showing these keys of the child's state view (all of it for none)."""
+    """A witness showing these keys of the child's state view (all of it for none). A partial
+    of a module's function, not a closure: workers that are spawned rather than forked (where
+    the system has no fork) receive the invariants pickled."""
+    return partial(_shown, keys)
 
-    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
-        shown = view(child)
-        return {key: shown[key] for key in keys} if keys else shown
 
-    return witness
+def _shown(keys: tuple[str, ...], child: GameState, parent: GameState | None) -> dict[str, Any]:
+    shown = view(child)
+    return {key: shown[key] for key in keys} if keys else shown
 
 
 def _register(
@@ -111,10 +114,7 @@ def view_invariant(name: str, rule: str, holds: Callable[[dict[str, Any]], bool]
     :class:`engine.expansion.Settings` (docs/model-checking.md, "Your own invariants").
     """
     keys = _checked(name, rule, holds, shows, profiles)
-
-    def check(state: GameState, legal: Sequence[Action]) -> bool:
-        return _verdict(name, holds, view(state))
-
+    check = partial(_view_holds, name, holds)
     return Invariant(name, rule, "state", check, _view_keys(*keys), tuple(profiles), doc)
 
 
@@ -126,11 +126,21 @@ def view_step_invariant(
     before and after one action and the action as the scenario step that takes it
     (``{"move": {...}}``). Otherwise as :func:`view_invariant`."""
     keys = _checked(name, rule, holds, shows, profiles)
-
-    def check(parent: GameState, action: Action, child: GameState) -> bool:
-        return _verdict(name, holds, view(parent), to_step(action), view(child))
-
+    check = partial(_step_holds, name, holds)
     return Invariant(name, rule, "transition", check, _view_keys(*keys), tuple(profiles), doc)
+
+
+# The checks of your own invariants, as partials of these (picklable, as _view_keys says).
+
+
+def _view_holds(name: str, holds: Callable[[dict[str, Any]], bool], state: GameState,
+                legal: Sequence[Action]) -> bool:
+    return _verdict(name, holds, view(state))
+
+
+def _step_holds(name: str, holds: Callable[..., bool], parent: GameState, action: Action,
+                child: GameState) -> bool:
+    return _verdict(name, holds, view(parent), to_step(action), view(child))
 
 
 def _verdict(name: str, holds: Callable[..., Any], *views: Any) -> bool:
@@ -192,18 +202,20 @@ def _players_at(s: GameState) -> dict[str, set[str]]:
 
 
 def _units_where(test: Callable[[GameState, str], bool]) -> Witness:
-    """A witness listing where the units are at the battlefields that fail ``test``."""
+    """A witness listing where the units are at the battlefields that fail ``test`` (a
+    module's function: picklable, as ``_view_keys`` says)."""
+    return partial(_units_failing, test)
 
-    def witness(child: GameState, parent: GameState | None) -> dict[str, Any]:
-        bad = {bf for bf in child.fields if not test(child, bf)}
-        units = {
-            u.id: {"at": u.at, "controller": u.controller}
-            for u in child.units_in_board_order()
-            if u.at in bad
-        }
-        return {"units": units}
 
-    return witness
+def _units_failing(test: Callable[[GameState, str], bool], child: GameState,
+                   parent: GameState | None) -> dict[str, Any]:
+    bad = {bf for bf in child.fields if not test(child, bf)}
+    units = {
+        u.id: {"at": u.at, "controller": u.controller}
+        for u in child.units_in_board_order()
+        if u.at in bad
+    }
+    return {"units": units}
 
 
 # --- state invariants ----------------------------------------------------------------------
@@ -250,9 +262,13 @@ def closed_iff_chain(s: GameState, legal: Sequence[Action]) -> bool:
     return all(wanted in s.bf_config(bf) for bf in s.fields)
 
 
+def _at_most_two_players(s: GameState, bf: str) -> bool:
+    return len(_players_at(s)[bf]) <= 2
+
+
 @_register(
     "no_three_players", "CR 444.2", "state",
-    _units_where(lambda s, bf: len(_players_at(s)[bf]) <= 2),
+    _units_where(_at_most_two_players),
     doc="""A battlefield never holds units of three players (CR 444.2, rules.md 8).""",
 )
 def no_three_players(s: GameState, legal: Sequence[Action]) -> bool:

@@ -5,6 +5,7 @@ the state this makes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -76,12 +77,13 @@ class Prepared:
     document: Mapping[str, Any] | None = None
 
 
-def prepare(path: str, rules: str | None = None) -> Prepared:
-    """Load ``path``, set it up and play its action steps (``expect`` steps are skipped).
+def prepare(path: str | os.PathLike[str], rules: str | None = None) -> Prepared:
+    """Load ``path`` (``-``: standard input), set it up and play its action steps (``expect``
+    steps are skipped).
 
     Raises :class:`ScenarioError` for a bad file or a refused step.
     """
-    scenario, document = load_scenario_document(path)
+    scenario, document = load_scenario_document(os.fsdecode(path))
     if rules is not None:
         scenario = scenario.with_rules(rules)
     who, units = _most_units_of_one_player(scenario)

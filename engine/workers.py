@@ -218,6 +218,20 @@ def _pickled(state: GameState) -> bytes:
     return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _check_picklable(expansion: Expansion) -> None:
+    """A worker that is spawned (where the system has no fork) receives the expansion pickled,
+    the invariants with it: one that cannot be is named before any worker starts."""
+    for invariant in (*expansion.state_checks, *expansion.transition_checks):
+        try:
+            ForkingPickler.dumps(invariant)
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            raise ValueError(
+                f"invariant {invariant.name} cannot go to the worker processes, which are "
+                "spawned on this system (it has no fork) and receive the invariants pickled: "
+                "its functions must be functions of a module, not lambdas or functions "
+                "defined inside others") from error
+
+
 class Workers:
     """N forked worker processes that keep the states they find (see the module docstring)."""
 
@@ -227,6 +241,8 @@ class Workers:
         # tests rely on)
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        if context.get_start_method() != "fork":
+            _check_picklable(expansion)
         self.conns: list[Connection] = []
         self.processes: list[Any] = []
         for index in range(count):

@@ -95,6 +95,12 @@ def test_1v1_model_within_a_bound_without_violation() -> None:
     assert not report.violations
 
 
+def test_prepare_takes_a_path_as_it_takes_a_str() -> None:
+    """As load_scenario and Game.from_scenario do (a Path was a TypeError from inside)."""
+    by_path, by_str = prepare(ONE_V_ONE), prepare(str(ONE_V_ONE))
+    assert by_path.scenario == by_str.scenario and by_path.start == by_str.start
+
+
 def test_bundled_models_are_valid_scenarios() -> None:
     for path in (ONE_V_ONE, FFA):
         assert runner.run_file(path).code == runner.OK
