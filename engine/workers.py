@@ -1,4 +1,5 @@
-"""``--workers N``: the explorer's levels shared among forked worker processes.
+"""``--workers N``: the explorer's levels shared among worker processes (forked; spawned
+where the system has no fork).
 
 Level-synchronous, and a state stays in the worker process that found it: a worker answers a
 level with keys and small references (worker, handle), the parent decides which children are
@@ -233,7 +234,8 @@ def _check_picklable(expansion: Expansion) -> None:
 
 
 class Workers:
-    """N forked worker processes that keep the states they find (see the module docstring)."""
+    """N worker processes that keep the states they find (see the module docstring): forked,
+    or spawned where the system has no fork."""
 
     def __init__(self, count: int, expansion: Expansion):
         # forked where possible so that they start at once and share the parent's compiled
