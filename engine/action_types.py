@@ -126,7 +126,7 @@ def as_action(value: Any) -> Action:
     for name, check in _FIELD_CHECKS[type(value)].items():
         given = getattr(value, name)
         checked = check(given, f"{kind}.{name}")
-        if checked != given:  # a list for a tuple, or a dict for pairs: never equal
+        if checked is not given:  # a list for a tuple, a dict for pairs, a str subclass's str
             changes[name] = checked
     return replace(value, **changes) if changes else value
 
@@ -158,19 +158,23 @@ def _place_or_none(value: Any, field: str) -> str | None:
 
 
 def _text(value: Any, field: str, what: str) -> str:
+    """An id; one given as a subclass of str (a ``class Id(str, Enum)`` member) is the str it
+    holds, since riftchart makes names of ids and such a value formats as itself (``Id.A``)."""
+    if type(value) is str:
+        return value
     if not isinstance(value, str):
         raise TypeError(f"{field} is {what}, not {_shown(value)}")
-    return value
+    return str.__str__(value)
 
 
 def _unit_ids(value: Any, field: str) -> tuple[str, ...]:
     """A tuple (or list) of unit ids; a bare string is refused rather than read as the tuple
-    of its letters."""
+    of its letters. The same tuple when it needs no change."""
     if not isinstance(value, tuple | list):
         raise TypeError(f"{field} is a tuple of unit ids, not {_shown(value)}")
-    for index, item in enumerate(value):
-        _text(item, f"{field}[{index}]", "a unit id (a string)")
-    return tuple(value)
+    ids = tuple(_text(item, f"{field}[{index}]", "a unit id (a string)")
+                for index, item in enumerate(value))
+    return _the_given_if_unchanged(ids, value)
 
 
 def _damage(value: Any, field: str) -> tuple[tuple[str, int], ...]:
@@ -186,21 +190,33 @@ def _damage(value: Any, field: str) -> tuple[tuple[str, int], ...]:
         raise TypeError(
             f"{field} is (unit id, amount) pairs or a dict of them, not {_shown(value)}"
         )
-    return tuple(_pair(item, f"{field}[{index}]") for index, item in enumerate(value))
+    pairs = tuple(_pair(item, f"{field}[{index}]") for index, item in enumerate(value))
+    return _the_given_if_unchanged(pairs, value)
 
 
 def _pair(value: Any, field: str) -> tuple[str, int]:
+    """The pair, or the same tuple when it needs no change."""
     if not isinstance(value, tuple | list) or len(value) != 2:
         raise TypeError(f"{field} is a (unit id, amount) pair, not {_shown(value)}")
     uid, amount = value
-    return _text(uid, f"{field}[0]", "a unit id (a string)"), _amount(amount, f"{field}[1]")
+    pair = _text(uid, f"{field}[0]", "a unit id (a string)"), _amount(amount, f"{field}[1]")
+    return _the_given_if_unchanged(pair, value)
+
+
+def _the_given_if_unchanged(checked: tuple, given: Any) -> Any:
+    """``given`` itself when it is a tuple of the very items ``checked`` holds (so that
+    :func:`as_action` sees nothing to change), else ``checked``."""
+    same = isinstance(given, tuple) and all(
+        a is b for a, b in zip(checked, given, strict=True))
+    return given if same else checked
 
 
 def _amount(value: Any, field: str) -> int:
-    # bool is a subclass of int, but True damage is a mistake, not 1
+    # bool is a subclass of int, but True damage is a mistake, not 1; an IntEnum member is
+    # the int it holds (it would format as itself in the log)
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{field} is an amount of damage (an int), not {_shown(value)}")
-    return value
+    return value if type(value) is int else int.__int__(value)
 
 
 _FIELD_CHECKS: dict[type, dict[str, Callable[[Any, str], Any]]] = {

@@ -163,7 +163,7 @@ def _check_unit_play(s: GameState, p: Play) -> None:
     battlefield they control that units may be played to (CR 355)."""
     if p.targets:
         raise IllegalAction("a unit card takes no targets", "CR 355.5")
-    to = p.to or "base"
+    to = "base" if p.to is None else p.to  # "" is no place: refused below
     if to == "base":
         return
     if to not in s.fields or s.fields[to].controller != p.player:

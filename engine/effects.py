@@ -112,7 +112,7 @@ def resolve_item(table: Table, item: ChainItem) -> None:
     if item.card is not None and item.card.type == "unit":
         player = item.controller
         assert player is not None, "a card is always played by a player"
-        to = item.to or "base"
+        to = "base" if item.to is None else item.to
         # checked when played, and a unit resolves at once (nothing moves in between); said,
         # as a play_unit effect says it, should that ever change
         problem = destinations.destination_problem(s, player, to) if to != "base" else None

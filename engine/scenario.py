@@ -48,6 +48,7 @@ from typing import Any, BinaryIO
 
 from engine.errors import ScenarioError
 from engine.scenario_checks import Checker
+from engine.scenario_fields import plain
 from engine.scenario_model import (
     DICT_LABEL,
     MAX_DEPTH,
@@ -88,7 +89,9 @@ def load_scenario(source: str | os.PathLike | Mapping, *, label: str | None = No
         return load_scenario_document(path, label)[0]
     name = DICT_LABEL if label is None else label
     check_shape(source, name)
-    return Checker(name).scenario(source)
+    # plain data from here: check_shape bounds the copy, and an id given as a str subclass
+    # becomes the str it holds (see plain)
+    return Checker(name).scenario(plain(source))
 
 
 def load_scenario_document(path: str, label: str | None = None) -> tuple[Scenario, Any]:

@@ -43,13 +43,27 @@ def kind_of(value: Any) -> str:
 
 
 def plain(value: Any, drop_nulls: bool = False) -> Any:
-    """A deep copy of a validated value with plain dicts and lists; ``drop_nulls`` leaves out
-    the keys given as null, which are keys not given (D33)."""
+    """A deep copy of a value with plain dicts, lists, strings and numbers; ``drop_nulls``
+    leaves out the keys given as null, which are keys not given (D33).
+
+    A subclass of str or int (a ``class Id(str, Enum)`` member, an ``IntEnum``) becomes the
+    str or int it holds: it compares equal to that, so it would pass every check, but it
+    formats as itself (``Id.A``), and riftchart makes names of ids (``battlefield:A``).
+    """
     if isinstance(value, Mapping):
-        return {key: plain(item, drop_nulls) for key, item in value.items()
+        return {plain(key): plain(item, drop_nulls) for key, item in value.items()
                 if not (drop_nulls and item is None)}
     if isinstance(value, (list, tuple)):
         return [plain(item, drop_nulls) for item in value]
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
     return value
 
 

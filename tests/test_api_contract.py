@@ -4,6 +4,7 @@ caller gets back, or does wrong, changes or breaks the game (docs/embedding.md).
 from __future__ import annotations
 
 import copy
+import enum
 import importlib.resources
 import pickle
 import re
@@ -920,3 +921,80 @@ def test_a_card_on_the_chain_keeps_its_targets_in_the_order_given() -> None:
         played.apply(Pass("P1"))
         played.apply(Pass("P2"))
     assert one.to_json() == other.to_json()
+
+
+class _Id(str, enum.Enum):  # noqa: UP042 (a StrEnum formats as its text: no bug to show)
+    """Ids as a program might keep them: str members of an Enum, which compare equal to
+    their text but format as ``_Id.A``."""
+
+    P1 = "P1"
+    P2 = "P2"
+    A = "A"
+    U1 = "U1"
+    E1 = "E1"
+    E2 = "E2"
+
+
+class _Amount(enum.IntEnum):
+    TWO = 2
+
+
+def test_ids_given_as_str_enum_members_are_their_text_in_actions() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    plain_game = game.clone()
+    trace = game.apply(Move(_Id.P1, (_Id.U1,), _Id.A))  # was a KeyError: battlefield:_Id.A
+    assert trace == plain_game.apply(Move("P1", ("U1",), "A"))
+    logged = game.log[0]
+    assert logged == Move("P1", ("U1",), "A")
+    assert [type(v) for v in (logged.player, *logged.units, logged.to)] == [str, str, str]
+    assert game.to_json() == plain_game.to_json()
+
+
+def test_damage_given_with_enum_ids_and_amounts_is_plain_in_the_log() -> None:
+    game = _manual_damage_game()
+    game.apply(Assign(_Id.P1, {_Id.E1: _Amount.TWO, _Id.E2: 2}))
+    logged = game.log[-1]
+    assert logged == Assign("P1", (("E1", 2), ("E2", 2)))
+    assert {type(v) for pair in logged.damage for v in pair} == {str, int}
+    assert "_Id" not in repr(logged) and "_Amount" not in repr(logged)
+
+
+def test_a_scenario_dict_with_enum_ids_plays_and_round_trips() -> None:
+    game = Game.from_scenario({
+        "name": "enum ids", "players": [_Id.P1, _Id.P2], "battlefields": [{"id": _Id.A}],
+        "units": [{"id": _Id.U1, "controller": _Id.P1, "might": _Amount.TWO, "at": "base"}],
+    })
+    again = Game.from_json(game.to_json())  # was refused: configs keyed battlefield:_Id.A
+    assert again.view() == game.view()
+    move = Move("P1", ("U1",), "A")
+    assert move in game.legal_actions()
+    game.apply(move)  # was a KeyError
+    assert game.view()["contested"] == {"A": "P1"}
+    assert "_Id" not in game.to_json() and "_Amount" not in game.to_json()
+
+
+def test_a_unit_card_played_to_an_empty_string_is_refused() -> None:
+    """None is the default destination (the base); "" names no place, as for a Move."""
+    game = Game.from_scenario({
+        "name": "empty to", "players": ["P1", "P2"], "battlefields": [{"id": "A"}],
+        "hands": {"P1": [{"id": "C1", "type": "unit", "unit": {"might": 3}}]},
+    })
+    before = game.snapshot()
+    with pytest.raises(IllegalAction) as refused:
+        game.apply(Play("P1", "C1", (), ""))
+    assert refused.value.rule == "CR 355.2"
+    assert game.snapshot() == before
+    game.apply(Play("P1", "C1", (), None))
+    assert game.view()["units"]["C1"]["at"] == "base"
+
+
+def test_a_snapshot_given_enum_ids_restores_as_plain_text() -> None:
+    game = Game.from_scenario(SCENARIOS / "001_flow_empty_battlefield_conquer.yaml")
+    data = game.snapshot()
+    data["players"] = [_Id.P1, _Id.P2]
+    data["turn_player"] = _Id.P1
+    again = Game.restore(data)
+    assert again.snapshot() == game.snapshot()
+    assert type(again.snapshot()["turn_player"]) is str
+    again.apply(Move("P1", ("U1",), "A"))
+    assert again.view()["contested"] == {"A": "P1"}
