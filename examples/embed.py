@@ -69,7 +69,8 @@ def score_after(game: Game, action: Action) -> int:
     """
     copy = Game.restore(game.snapshot())
     copy.apply(action)
-    return copy.view()["score"][action.player]
+    score: int = copy.view()["score"][action.player]  # view() is JSON data: typed Any
+    return score
 
 
 def choose(game: Game) -> Action:

@@ -137,7 +137,7 @@ def test_documented_exports_are_written(tmp_path: Path):
 def test_a_program_using_the_api_type_checks_strictly(tmp_path: Path) -> None:
     """The package is typed (py.typed): a user's program that drives a game and turns actions
     into scenario steps passes ``mypy --strict``, run from outside the checkout so that engine
-    is found as the installed package is."""
+    is found as the installed package is; so do the examples the docs ship."""
     program = tmp_path / "user_program.py"
     program.write_text(
         "import engine.actions\n"
@@ -154,9 +154,18 @@ def test_a_program_using_the_api_type_checks_strictly(tmp_path: Path) -> None:
         "version: str = engine.__version__\n"
         "checked = engine.runtime.CheckedRuntime()\n",
         encoding="utf-8")
+    # and what users copy from: examples/embed.py and every python block of the docs
+    shipped = [EXAMPLE.name]
+    (tmp_path / EXAMPLE.name).write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    for doc in (ROOT / "README.md", DOC, ROOT / "docs" / "model-checking.md"):
+        for number, block in enumerate(python_blocks(doc.read_text(encoding="utf-8"))):
+            name = f"{doc.stem.lower().replace('-', '_')}_{number}.py"
+            (tmp_path / name).write_text(block, encoding="utf-8")
+            shipped.append(name)
+    assert len(shipped) >= 5, shipped
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
-                           program.name], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+                           program.name, *shipped], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
