@@ -99,7 +99,7 @@ def load_scenario_document(path: str, label: str | None = None) -> tuple[Scenari
     as it was parsed (before any default is filled in), for a caller that keeps what the file
     said: the model checker copies a counterexample's setup from it."""
     name = label if label is not None else STDIN_LABEL if path == STDIN else path
-    text = _read_stream(sys.stdin.buffer, name) if path == STDIN else _read_file(path, name)
+    text = _read_stream(_standard_input(name), name) if path == STDIN else _read_file(path, name)
     data = _parsed(text, name)
     return Checker(name).scenario(data), data
 
@@ -121,6 +121,13 @@ def load_scenario_stream(stream: BinaryIO, label: str = STDIN_LABEL) -> Scenario
     """Read a scenario from a binary stream (``riftchart run -`` gives standard input's);
     errors name the source ``label``."""
     return load_scenario_text(_read_stream(stream, label), label)
+
+
+def _standard_input(label: str) -> BinaryIO:
+    """Standard input's bytes; a process started with it closed (``<&-``) has none."""
+    if sys.stdin is None:
+        raise ScenarioError(label, "<file>", "cannot read: standard input is closed")
+    return sys.stdin.buffer
 
 
 def _read_file(path: str, label: str) -> str:

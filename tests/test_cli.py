@@ -429,6 +429,19 @@ def test_closed_streams_give_no_traceback_and_the_decided_exit_code(tmp_path):
         assert (done.returncode, done.stdout, done.stderr) == (2, "", ""), args
 
 
+def test_a_closed_standard_input_is_a_file_that_cannot_be_read(tmp_path):
+    """`-` with standard input closed (`<&-`) is exit 2 and one line naming <stdin>, as any
+    unreadable file is (it was a traceback, and the files after it did not run)."""
+    ok = write(tmp_path, "ok.yaml", EXAMPLE)
+    message = "<stdin>: <file>: cannot read: standard input is closed\n"
+    done = _with_streams("<&-", "run", "-", ok)
+    assert (done.returncode, done.stderr) == (2, message)
+    assert done.stdout.endswith(f"PASS {ok}\n")
+    for args in (["check", "-", "--max-states", "5"], ["compare", "-"]):
+        done = _with_streams("<&-", *args)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", message), args
+
+
 def test_output_that_cannot_be_written_is_one_line_and_exit_2_for_every_command(tmp_path):
     """D30 holds for every command, not only `run`: a full disk is one line and exit 2."""
     if not os.path.exists("/dev/full"):
