@@ -99,15 +99,19 @@ def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
         return SEARCH_FAILED
     written: dict[str, Path] = {}
     # a file that could not be written after all (a full disk): the report stays, and the
-    # error is said after it
-    unwritten: OSError | None = None
+    # error is said after it; the graph is tried even when the counterexamples failed (it
+    # may go elsewhere), and the report says of each what became of it
+    unwritten: list[OSError] = []
     graph_written = False
     try:
         written = counterexample.write_all(args.file, prepared, report, Path(args.out))
-        if args.graph:
-            graph_written = _write_graph(args.graph, report, err)
     except OSError as error:
-        unwritten = error
+        unwritten.append(error)
+    if args.graph:
+        try:
+            graph_written = _write_graph(args.graph, report, err)
+        except OSError as error:
+            unwritten.append(error)
     summary = report_summary(prepared.scenario.path, prepared, settings, report, plain, written,
                              args.graph, graph_written=graph_written)
     if args.json:
@@ -116,7 +120,8 @@ def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
         _print_summary(summary, out)
     if unwritten:
         out.flush()
-        err.write(f"riftchart check: cannot write {unwritten.filename}: {unwritten.strerror}\n")
+        for error in unwritten:
+            err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
         return INVALID
     return FAILED if report.violations else OK
 
@@ -237,6 +242,10 @@ def _graph_note(path: str, report: Report, written: bool) -> str:
                 f"--max-states {limit} to draw a part of it")
     if not written:
         return f"graph not written: {path} could not be written (see the error below)"
+    if not report.complete:  # edges to the states refused are counted, not drawn
+        return (f"graph written to {path} (the search stopped at --max-states: the "
+                f"{report.transitions - len(report.edges):,} transitions to states it did "
+                "not keep are not drawn)")
     return f"graph written to {path}"
 
 

@@ -156,11 +156,13 @@ def _graphml(report: Report) -> bytes:
 
     from .graphs import graphml_bytes
 
-    graph = nx.MultiDiGraph()
+    graph = nx.MultiDiGraph(complete=report.complete)
     for node in sorted(report.nodes):
         graph.add_node(f"s{node}", **report.nodes[node])
-    for source, target, action in report.edges:
-        graph.add_edge(f"s{source}", f"s{target}", action=_edge_label(action))
+    # keyed e0, e1... in the order found: unique in the file, so they serve as GraphML edge
+    # ids (without keys every edge's id would be 0, and viewers keep one edge of them all)
+    for index, (source, target, action) in enumerate(report.edges):
+        graph.add_edge(f"s{source}", f"s{target}", key=f"e{index}", action=_edge_label(action))
     return graphml_bytes(graph)
 
 

@@ -70,7 +70,7 @@ class Report:
     max_depth: int = 0
     terminal: int = 0  # processed states with no legal action (a winner or a deadlock)
     deadlocks: int = 0
-    frontier: int = 0  # states past --max-turns: checked, not expanded
+    frontier: int = 0  # states past --max-turns with legal actions: checked, not expanded
     complete: bool = True  # False when --max-states stopped the search
     seconds: float = 0.0
     bytes_per_state: float = 0.0
@@ -184,8 +184,8 @@ class Explorer:
         if result.legal_count == 0:
             report.terminal += 1
             report.deadlocks += 0 if result.won else 1
-        if not self._expanding(node):
-            report.frontier += 1
+        if not self._expanding(node) and result.legal_count:
+            report.frontier += 1  # actions left unexplored (a terminal state has none)
         if result.attributes is not None and not report.graph_dropped:
             report.nodes[node] = result.attributes
         for name, witness in result.failures:

@@ -466,17 +466,17 @@ def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signa
 
 def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(
         tmp_path: Path) -> None:
-    """Writing stops at the first file a full disk refuses (a counterexample, written before
-    the graph): the report must not say the graph was written."""
+    """A full disk refuses the counterexample and the graph: the report must not say the
+    graph was written, and each file refused is said."""
     model = write_yaml(tmp_path, GROUP_KILL)
     graph = tmp_path / "g.graphml"
     script = (
         "import sys\n"
         "from engine import actions, cli, writable\n"
         "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
-        "def full(path, text):\n"
+        "def full(path, content):\n"
         "    raise OSError(28, 'No space left on device')\n"
-        "writable.write_text = full\n"
+        "writable._write = full  # text and bytes alike\n"
         "sys.exit(cli.main(sys.argv[1:]))\n"
     )
     done = subprocess.run(
@@ -487,4 +487,35 @@ def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_writte
     summary = json.loads(done.stdout)
     assert summary["graph_file"] is None and not graph.exists()
     assert summary["graph"].startswith(f"graph not written: {graph} could not be written")
-    assert "No space left on device" in done.stderr
+    assert done.stderr.count("No space left on device") == 2, done.stderr
+
+
+def test_a_counterexample_that_cannot_be_written_does_not_keep_the_graph_from_being_written(
+        tmp_path: Path) -> None:
+    """--out on a disk that refuses, --graph elsewhere: the graph is written and reported so,
+    and the one error line names the counterexample (the report said the graph could not be
+    written, which was never tried)."""
+    model = write_yaml(tmp_path, GROUP_KILL)
+    graph = tmp_path / "g.graphml"
+    script = (
+        "import sys\n"
+        "from engine import actions, cli, writable\n"
+        "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
+        "real = writable.write_text\n"
+        "def full(path, text):\n"
+        "    if 'cex' in str(path):\n"
+        "        raise OSError(28, 'No space left on device', str(path))\n"
+        "    real(path, text)\n"
+        "writable.write_text = full\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", str(model), "--out", str(tmp_path / "cex"),
+         "--graph", str(graph), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["graph_file"] == str(graph) and graph.exists()
+    assert summary["graph"] == f"graph written to {graph}"
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "cex" in lines[0] and "No space left on device" in lines[0]

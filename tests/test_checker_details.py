@@ -70,7 +70,8 @@ def test_contest_not_stuck_looks_at_every_battlefield() -> None:
 def test_a_win_at_the_turn_change_counts_the_turn_change(tmp_path: Path) -> None:
     """Scenario 052's position: P1 ends the turn and P2 wins by Hold in its Beginning phase.
     The winning step changes the turn: the violation counts one turn change, and with
-    --max-turns 1 the won state lies past the bound (a frontier state)."""
+    --max-turns 1 the won state, reached by the last turn change allowed, is terminal, not a
+    frontier state (it has no action the bound leaves unexplored)."""
     source = tmp_path / "hold_win.yaml"
     source.write_text(
         "name: P2 wins by Hold as the turn changes\n"
@@ -85,7 +86,7 @@ def test_a_win_at_the_turn_change_counts_the_turn_change(tmp_path: Path) -> None
     violation = report.violations["nobody_wins"]
     assert violation.path == [actions.EndTurn("P1")]
     assert violation.turns == 1
-    assert report.frontier == 1 and report.terminal == 1
+    assert report.frontier == 0 and report.terminal == 1
 
 
 def test_symmetry_never_groups_units_of_different_owners() -> None:

@@ -278,11 +278,28 @@ def test_graphml_and_dot(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     graphml = tmp_path / "states.graphml"
     code, report = _check([model, "--max-states", "300", "--graph", str(graphml)], capsys)
     assert code == 0
-    graph = nx.read_graphml(graphml)
+    graph = nx.read_graphml(graphml, force_multigraph=True)
     assert graph.number_of_nodes() == report["states"] == 300
     assert graph.number_of_edges() > 0
     assert graph.nodes["s0"]["state"] == "neutral-open"
     assert report["graph_file"] == str(graphml)  # for a program, beside the words
+    # every edge has an id of its own: GraphML viewers (Gephi, yEd) keep one edge per id
+    ids = [key for _, _, key in graph.edges(keys=True)]
+    assert len(set(ids)) == len(ids) == graph.number_of_edges()
+    # the search stopped at --max-states: the graph says so, and the report says what of the
+    # transitions it counted the graph cannot draw
+    assert graph.graph["complete"] is False and not report["complete"]
+    missing = report["transitions"] - graph.number_of_edges()
+    assert missing > 0
+    assert report["graph"] == (
+        f"graph written to {graphml} (the search stopped at --max-states: the {missing:,} "
+        "transitions to states it did not keep are not drawn)")
+    code, whole = _check([str(write_yaml(tmp_path, {**SMALL, "hands": {}, "units": SMALL[
+        "units"][:2]})), "--graph", str(graphml)], capsys)
+    graph = nx.read_graphml(graphml, force_multigraph=True)
+    assert whole["complete"] and graph.graph["complete"] is True
+    assert graph.number_of_edges() == whole["transitions"]
+    assert whole["graph"] == f"graph written to {graphml}"
 
     dot = tmp_path / "states.dot"
     assert cli.main(["check", model, "--max-states", "300", "--graph", str(dot)]) == 0
@@ -1011,3 +1028,21 @@ def test_the_key_sees_who_controls_a_trigger_on_the_chain() -> None:
     two.chain = [dataclasses.replace(one.chain[0], controller="P2")]
     for a, b in _keys(start, one, two):
         assert a != b
+
+
+def test_a_game_won_at_the_turn_bound_is_terminal_not_past_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """P1 ends the turn; P2 holds A at its Beginning phase and wins. That state is reached by
+    the turn change the bound stops at, but nothing lies beyond it: it counts as terminal,
+    not as left unexplored (past --max-turns)."""
+    model = write_yaml(tmp_path, {
+        "name": "hold to win", "players": ["P1", "P2"], "scores": {"P1": 0, "P2": 7},
+        "battlefields": [{"id": "A", "controller": "P2"}, {"id": "B"}],
+        "units": [{"id": "E1", "controller": "P2", "might": 1, "at": "A"}],
+    })
+    for turns in ("1", "2"):
+        code, report = _check([str(model), "--max-turns", turns, "--out", str(tmp_path)],
+                              capsys)
+        assert code == 0
+        assert (report["states"], report["terminal_states"], report["deadlocks"],
+                report["frontier_states"]) == (2, 1, 0, 0), turns
