@@ -464,25 +464,37 @@ def test_workers_end_when_the_search_is_killed(tmp_path: Path, how: signal.Signa
     assert left == []
 
 
-def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(
-        tmp_path: Path) -> None:
-    """A full disk refuses the counterexample and the graph: the report must not say the
-    graph was written, and each file refused is said."""
+def _deadlock_checked_on_a_full_disk(tmp_path: Path, refused: str
+                                     ) -> tuple[subprocess.CompletedProcess, Path]:
+    """``riftchart check --graph --json`` of a position whose every state is a deadlock (so a
+    counterexample is written), in a process whose writes of files whose path holds
+    ``refused`` fail as on a full disk; the run, and the graph's path."""
     model = write_yaml(tmp_path, GROUP_KILL)
     graph = tmp_path / "g.graphml"
     script = (
         "import sys\n"
         "from engine import actions, cli, writable\n"
         "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
-        "def full(path, content):\n"
-        "    raise OSError(28, 'No space left on device')\n"
-        "writable._write = full  # text and bytes alike\n"
+        "real = writable._write\n"
+        "def full(path, content):  # text and bytes alike\n"
+        f"    if {refused!r} in str(path):\n"
+        "        raise OSError(28, 'No space left on device')\n"
+        "    real(path, content)\n"
+        "writable._write = full\n"
         "sys.exit(cli.main(sys.argv[1:]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "check", str(model), "--out", str(tmp_path / "cex"),
          "--graph", str(graph), "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return done, graph
+
+
+def test_a_graph_that_a_full_disk_kept_from_being_written_is_not_reported_written(
+        tmp_path: Path) -> None:
+    """A full disk refuses the counterexample and the graph: the report must not say the
+    graph was written, and each file refused is said."""
+    done, graph = _deadlock_checked_on_a_full_disk(tmp_path, str(tmp_path))
     assert done.returncode == 2, done.stderr
     summary = json.loads(done.stdout)
     assert summary["graph_file"] is None and not graph.exists()
@@ -495,24 +507,7 @@ def test_a_counterexample_that_cannot_be_written_does_not_keep_the_graph_from_be
     """--out on a disk that refuses, --graph elsewhere: the graph is written and reported so,
     and the one error line names the counterexample (the report said the graph could not be
     written, which was never tried)."""
-    model = write_yaml(tmp_path, GROUP_KILL)
-    graph = tmp_path / "g.graphml"
-    script = (
-        "import sys\n"
-        "from engine import actions, cli, writable\n"
-        "actions.legal = lambda s, max_targets=1: []  # a deadlock at once\n"
-        "real = writable.write_text\n"
-        "def full(path, text):\n"
-        "    if 'cex' in str(path):\n"
-        "        raise OSError(28, 'No space left on device', str(path))\n"
-        "    real(path, text)\n"
-        "writable.write_text = full\n"
-        "sys.exit(cli.main(sys.argv[1:]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, "check", str(model), "--out", str(tmp_path / "cex"),
-         "--graph", str(graph), "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done, graph = _deadlock_checked_on_a_full_disk(tmp_path, "cex")
     assert done.returncode == 2, done.stderr
     summary = json.loads(done.stdout)
     assert summary["graph_file"] == str(graph) and graph.exists()
