@@ -51,8 +51,11 @@ FFA = ROOT / "models" / "ffa_three_players.yaml"
 
 
 class RecordingRuntime(FastRuntime):
-    """The fast runtime, noting every event with the configuration it met and the value of
-    every guard it could ask (guards only read, so asking them all changes nothing)."""
+    """The fast runtime, noting every event sent to it with the configuration it met and the
+    value of every guard it could ask (guards only read, so asking them all changes nothing).
+    For a FastRuntime (this subclass too) the game sends no event that no transition of the
+    chart's configuration could take (engine.core.Table._dispatch reads that from the same
+    tables): both runtimes are timed on the events that could move a chart."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, str, str, frozenset, dict[str, bool]]] = []

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
 
 
 def add(table: Table, items: list[ChainItem]) -> None:
-    """Put items on the Chain together; Priority goes to the newest one's controller."""
+    """Put items on the Chain together and tell the priority chart, which says who has
+    Priority: a new Chain's or a waiting one's newest item's controller, and nobody while the
+    Chain resolves (the item being resolved gives it back as it ends)."""
     s = table.state
     if s.chain_open:  # a new Chain, begun by its first item's kind (rules 5.3 reads it); items
         # joining one that is resolving keep its beginning

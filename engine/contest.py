@@ -1,4 +1,6 @@
-"""Opening, converting and ending contests; Focus (rules.md sections 4 to 6, CR 341-348).
+"""Opening, converting and ending contests, the Attackers' and Defenders' designations
+(Cleanup step 2) and Focus (rules.md sections 4 to 6, CR 341-348; a Combat's own steps are
+in ``combat``).
 
 Which staged contest may open is the scheduler chart's decision; what opening one does to the
 battlefield, to Focus and to the Chain is here.

@@ -5,7 +5,9 @@ methods carry those names. Guards only read. Actions are short: most call the ru
 procedures of the other engine modules; those that are a few assignments and a trace line
 and belong to one chart only are written here (a battlefield's control and Contested
 bookkeeping, Focus and Priority handed to the next player). A model is made for one event:
-``args`` carries that event's data (which player arrives, who establishes control).
+``args`` carries that event's data (``player``: whose unit arrives, or who controls a
+battlefield in the setup; ``resolved``: the Chain item that resolved; ``battlefield``: the
+one chosen to open).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ class BattlefieldModel(Model):
     __slots__ = ("bf", "key")
 
     def __init__(self, table: Table, bf: str, args: dict[str, Any], key: str):
-        # Model.__init__ written out: Cleanup makes one of these for every question it asks
+        # Model.__init__ written out: one is made for every event a transition may take (the
+        # fast runtime makes none for an event no transition of the configuration takes)
         self.table = table
         self.state = table.state
         self.args = args
@@ -71,7 +74,9 @@ class BattlefieldModel(Model):
     # --- guards ---------------------------------------------------------------------
     # named in the charts' words; those that ask whether this chart is Contested, in a
     # Showdown or a Combat, or has one staged put the question to the state's own predicates
-    # (GameState.is_contested and the ones after it), which the rules procedures ask too
+    # (GameState.is_contested and the ones after it), which the rules procedures ask too;
+    # conversion_due reads the configuration itself, once for the three states it needs
+    # (Open and a non-combat Showdown have no predicate: no rules procedure asks them)
 
     def controller_has_no_units_here(self) -> bool:
         controller = self.battlefield.controller

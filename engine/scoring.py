@@ -103,6 +103,9 @@ def add_points(table: Table, player: str, amount: int) -> None:
 
 
 def draw(table: Table, player: str, count: int) -> None:
+    """Draw up to ``count`` cards (an empty deck draws nothing). Here because scoring draws:
+    a final point by Conquer without every battlefield scored this turn is a card drawn
+    instead (rules.md 7); the draw step and the draw effect call it too."""
     s = table.state
     drawn = min(count, s.deck[player])
     s.deck[player] -= drawn

@@ -17,7 +17,7 @@ from .runtime import Configuration, compiled
 from .units import Units
 
 OFF_BOARD = ("hand", "trash")
-#: The rules profiles a game can be played under: the seed rules and Comprehensive Rules 1.4
+#: The rules profiles a game can be played under: the seed rules and Core Rules 1.4
 PROFILES = ("seed", "cr-1.4")
 #: The turn's phases: the turn chart's top-level states, in the chart's order (CR 314-317)
 PHASES: tuple[str, ...] = compiled("turn").root_ids

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engine import invariants
 from engine.runtime import compiled
+from engine.state import PHASES
 from statecharts import CHARTS
 from tests.conftest import ROOT
 
@@ -37,3 +38,29 @@ def test_every_state_the_engine_asks_about_is_a_chart_state() -> None:
     unknown = {name: where for name, where in asked.items() if name not in states}
     assert unknown == {}
     assert set(invariants._FOCUS_CYCLE) <= set(compiled("battlefield").states)
+
+
+def _phases_compared() -> dict[str, list[str]]:
+    """Every string a turn phase is compared with (``s.phase == "main"``), with where."""
+    compared: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            if not any(isinstance(side, ast.Attribute) and side.attr == "phase"
+                       for side in sides):
+                continue
+            for side in sides:
+                if isinstance(side, ast.Constant) and isinstance(side.value, str):
+                    compared.setdefault(side.value, []).append(f"{path.name}:{node.lineno}")
+    return compared
+
+
+def test_every_phase_the_engine_compares_with_is_a_turn_chart_phase() -> None:
+    """``phase`` is the turn chart's top-level state (state.PHASES, read from the chart): a
+    phase renamed in the chart and not where the engine compares would make Moves and ending
+    the turn quietly illegal (``s.phase == "main"``)."""
+    compared = _phases_compared()
+    assert {"main", "beginning"} <= set(compared)  # the scan finds them
+    assert {name: where for name, where in compared.items() if name not in PHASES} == {}
