@@ -120,8 +120,8 @@ def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
         _print_summary(summary, out)
     if unwritten:
         out.flush()
-        for error in unwritten:
-            err.write(f"riftchart check: cannot write {error.filename}: {error.strerror}\n")
+        for refused in unwritten:
+            err.write(f"riftchart check: cannot write {refused.filename}: {refused.strerror}\n")
         return INVALID
     return FAILED if report.violations else OK
 
