@@ -18,6 +18,7 @@ from .scenario import STDIN, STDIN_LABEL, Scenario, Step, load_scenario
 from .streams import Output, output_lost, writing
 from .view import ABSENT, active_states, chart_caption, differences
 from .wording import one_line
+from .writable import same_file_key
 
 OK, FAILED, INVALID = 0, 1, 2
 
@@ -328,10 +329,11 @@ def _report(result: RunResult, out: Output, err: Output, as_json: bool,
 def _page_name(stem: str, taken: set[str]) -> str:
     """``stem``, or else ``stem-2``, ``stem-3``...: the first name whose page (``NAME.html``)
     and folder (``NAME``) no earlier file of the run has, which ``taken`` records. Names are
-    compared ignoring case: on macOS and Windows ``Same`` and ``same`` are one file."""
+    compared as macOS and Windows do (:func:`writable.same_file_key`): there ``Same`` and
+    ``same`` are one file."""
 
     def files(name: str) -> set[str]:
-        return {name.casefold(), f"{name}.html".casefold()}
+        return {same_file_key(name), same_file_key(f"{name}.html")}
 
     name, n = stem, 1
     while files(name) & taken:

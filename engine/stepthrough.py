@@ -13,8 +13,8 @@ number with three digits at least (``000`` is the setup), ``CHART`` the chart:
 written as ``~`` and its UTF-8 bytes in hex (``battlefield:A/1`` -> ``battlefield-A~2F1``), so
 a file name never leaves its folder and two ids never share one. When files of one run share a
 name (``a/same.yaml``, ``b/same.yaml``), the later ones get ``NAME-2``, ``NAME-3``... (the
-first name whose page and folder no earlier file of the run uses, ignoring case, as some file
-systems do), and one line on stderr says which page is whose:
+first name whose page and folder no earlier file of the run uses, ignoring case and how a
+letter is composed, as macOS and Windows do), and one line on stderr says which page is whose:
 ``riftchart run: b/same.yaml: its page is DIR/same-2.html``. ``step-*.svg`` files in
 ``DIR/NAME/`` that the run did not write (from a longer earlier run) are removed; nothing else
 there is touched.

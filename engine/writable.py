@@ -9,6 +9,7 @@ import errno
 import os
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Mapping
 from itertools import takewhile
 from pathlib import Path
@@ -172,6 +173,13 @@ def _about(error: OSError, path: Path) -> OSError:
     """``error`` as the user's path's: a failed write (ENOSPC) names no file, and the
     temporary file's name is ours, not one the user knows."""
     return OSError(error.errno, error.strerror or str(error), str(path))
+
+
+def same_file_key(name: str) -> str:
+    """``name`` as macOS and Windows compare file names: ignoring case, and (macOS) ignoring
+    how a letter is composed (``Ä`` as one code point or as ``A`` and a combining mark): two
+    names with one key are one file there."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
 
 
 def _write(path: Path, content: str | bytes) -> None:

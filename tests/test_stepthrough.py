@@ -456,6 +456,11 @@ def test_page_names_differ_where_a_file_system_would_take_them_for_one() -> None
     # ``Same`` and ``same`` are one file on macOS and Windows; ``x.html/``, the folder of the
     # charts of x.html.yaml, would be the page of x.yaml
     assert names == ["Same", "same-2", "x", "x.html-2"]
+    # on macOS "Ä" is one file whether written as one code point or as A and a combining mark
+    composed, decomposed = "\u00c4", "A\u0308"
+    taken = set()
+    assert [runner._page_name(stem, taken) for stem in (composed, decomposed, "\u00e4")] == [
+        composed, f"{decomposed}-2", "\u00e4-3"]  # ä-2 is Ä-2 but for case
 
 
 def test_file_names_of_odd_battlefield_ids_stay_in_their_folder() -> None:
