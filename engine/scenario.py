@@ -30,7 +30,13 @@ Limits, so that a hostile file costs little to refuse:
   damage) is an integer (not a boolean) from 0 to 1,000,000; victory_score from 1; a count in
   an ``expect`` is any integer from 0 (the game's counts can grow past the setup's limit);
 - ``MAX_DEPTH`` holds for what aliases build too (an alias inside its own anchor is refused
-  by it).
+  by it), and a mapping merged with ``<<`` counts one level deeper than the one that merges
+  it, so chains of merges are bounded as nesting is;
+- a number in base 60 is refused by its length, before it is read, when written with more
+  than 4,300 characters (PyYAML reads base 60 in time that grows as the square of its
+  length), and a number in any base by its value when it has more than 4,300 decimal digits
+  (Python could not write it in a report). These two are ``scenario_yaml``'s; the constants
+  are defined in ``scenario_model``.
 
 An optional setup key given as ``null`` takes its default (a battlefield's ``controller: null``
 means nobody, a play step's ``to: null`` means no destination, a unit card's ``effect: null`` and

@@ -128,3 +128,32 @@ def test_rule_coverage_maps_every_bundled_scenario_to_a_rule():
         for first, last in re.findall(r"\b(\d{3})(?:-(\d{3}))?\b", cell):
             named.update(f"{n:03d}" for n in range(int(first), int(last or first) + 1))
     assert sorted(p.name[:3] for p in SCENARIOS if p.name[:3] not in named) == []
+
+
+def _coverage_rows() -> list[tuple[str, str]]:
+    """(what, scenarios) of each row of docs/rule-coverage.md before its list of files."""
+    text = (ROOT / "docs" / "rule-coverage.md").read_text(encoding="utf-8")
+    rows = text.split("\n## Files", 1)[0]
+    return re.findall(r"^\| ([^|\n]*) \| ([^\n]*) \|$", rows, flags=re.MULTILINE)
+
+
+def test_rule_coverage_has_a_row_for_every_decision():
+    decisions = (ROOT / "docs" / "decisions.md").read_text(encoding="utf-8")
+    recorded = {int(n) for n in re.findall(r'<a id="d(\d+)"></a>', decisions)}
+    covered: set[int] = set()
+    for what, _ in _coverage_rows():
+        for first, last in re.findall(r"\[D(\d+)\]\(decisions\.md#d\d+\)(?:-\[D(\d+)\])?", what):
+            covered.update(range(int(first), int(last or first) + 1))
+    assert len(recorded) >= 30
+    assert sorted(recorded - covered) == []
+
+
+def test_a_row_naming_a_cr_1_4_scenario_says_so():
+    """The page says every scenario runs in profile seed unless its row says cr-1.4."""
+    cr14 = {p.name[:3] for p in SCENARIOS
+            if re.search(r"^rules: cr-1\.4\b", p.read_text(encoding="utf-8"), re.MULTILINE)}
+    assert len(cr14) >= 5
+    unsaid = [(what[:60], number) for what, cell in _coverage_rows()
+              for number in sorted(cr14 & set(re.findall(r"\b\d{3}\b", cell)))
+              if "cr-1.4" not in what + cell]
+    assert unsaid == []
