@@ -5,6 +5,7 @@ references to players, battlefields and units. Each fails with a
 from __future__ import annotations
 
 import datetime
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,10 @@ from engine.scenario_model import (
 
 T = TypeVar("T")
 
+#: a number in exponent form that YAML 1.1 reads as a string: without a point, or without a
+#: sign to its exponent (``1E1``, ``1e0``, ``2.5e3``; JSON reads each as a number)
+_EXPONENT_FORM = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+\Z")
+
 
 def kind_of(value: Any) -> str:
     if value is None:
@@ -34,6 +39,8 @@ def kind_of(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         # shown: YAML reads some numbers as strings ('1e0', '0x1g'), which "a string" hides
+        if _EXPONENT_FORM.match(value):  # a number to JSON and to YAML 1.2, text to YAML 1.1
+            return f"a string, {quoted(value)} (YAML 1.1 reads this exponent form as text)"
         return f"a string, {quoted(value)}"
     if isinstance(value, Mapping):
         return "a mapping"

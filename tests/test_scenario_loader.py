@@ -565,7 +565,11 @@ def test_a_tab_inside_a_quoted_yaml_string_is_kept(tmp_path: Path) -> None:
 @pytest.mark.parametrize("old, new, field, fragment", [
     ("might: 2", "might: 2.0", "units[0].might", "expected an integer, got a number"),
     ("might: 2", "might: '2'", "units[0].might", "expected an integer, got a string, '2'"),
-    ("might: 2", "might: 1e0", "units[0].might", "expected an integer, got a string, '1e0'"),
+    ("might: 2", "might: 1e0", "units[0].might",
+     "expected an integer, got a string, '1e0' (YAML 1.1 reads this exponent form as text)"),
+    ("might: 2", "might: 2.5e3", "units[0].might",
+     "expected an integer, got a string, '2.5e3' (YAML 1.1 reads this exponent form as text)"),
+    ("might: 2", "might: 'e5'", "units[0].might", "expected an integer, got a string, 'e5'"),
     ("might: 2", "might: true", "units[0].might", "expected an integer, got a boolean"),
     ("at: base", "at: base, exhausted: 1", "units[0].exhausted", "expected true or false"),
     ("name: Showdown at an empty battlefield (seed 000)", "name: 2024-01-01", "name",
