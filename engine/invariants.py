@@ -386,6 +386,24 @@ def control_frozen_while_contested(parent: GameState, action: Action, child: Gam
 
 
 @_register(
+    "control_kept_while_contest_under_way", "CR 323.6", "transition",
+    _view_keys("control", "showdown"),
+    profiles=("cr-1.4",),
+    doc="""Control never changes at a battlefield while a Showdown or Combat is under way there
+    (CR 323.6, profile cr-1.4; rules.md 9: control is lost in Cleanup in an Open state, not
+    while a contest is ongoing there): a battlefield with a contest under way before and after
+    the step keeps its controller. The change made as the contest ends is allowed.""",
+)
+def control_kept_while_contest_under_way(parent: GameState, action: Action,
+                                         child: GameState) -> bool:
+    for bf, f in child.fields.items():
+        before = parent.fields[bf]
+        if f.controller != before.controller and parent.in_showdown(bf) and child.in_showdown(bf):
+            return False
+    return True
+
+
+@_register(
     "scores_never_decrease", "CR 463", "transition", _view_keys("score"),
     doc="""Points are only ever gained (CR 463-466, rules.md 7): no player's score goes down.""",
 )

@@ -134,6 +134,18 @@ MUTATIONS = [
         "no_three_players",
     ),
     Mutation(
+        "cr-1.4 control lost while a contest is under way there",
+        [lambda: mock.patch.object(BattlefieldModel, "open_with_no_contest_here",
+                                   lambda self: "open" in self.config)],
+        _two_player(
+            [{"id": "U1", "controller": "P1", "might": 2, "at": "base"},
+             {"id": "E1", "controller": "P2", "might": 1, "at": "A"}],
+            {"P2": [{"id": "T2", "type": "spell", "timing": "action", "effect": {"recall": {}}}]},
+            rules="cr-1.4", battlefields=[{"id": "A", "controller": "P2"}],
+        ),
+        "control_kept_while_contest_under_way",
+    ),
+    Mutation(
         "nobody may pass or Add while a Chain exists",
         [lambda: mock.patch.object(actions, "_pass_problem", _no_pass_during_a_chain(
             actions._pass_problem)),
