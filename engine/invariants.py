@@ -391,16 +391,22 @@ def control_frozen_while_contested(parent: GameState, action: Action, child: Gam
     profiles=("cr-1.4",),
     doc="""Control never changes at a battlefield while a Showdown or Combat is under way there
     (CR 323.6, profile cr-1.4; rules.md 9: control is lost in Cleanup in an Open state, not
-    while a contest is ongoing there): a battlefield with a contest under way before and after
-    the step keeps its controller. The change made as the contest ends is allowed.""",
+    while a contest is ongoing there): a battlefield with a contest under way, and Contested,
+    before and after the step keeps its controller. The change made as the contest settles is
+    allowed: control and Contested change together (CR 461.5, 461.5.a), while a Combat's
+    resolution may still have tasks to run.""",
 )
 def control_kept_while_contest_under_way(parent: GameState, action: Action,
                                          child: GameState) -> bool:
     for bf, f in child.fields.items():
-        before = parent.fields[bf]
-        if f.controller != before.controller and parent.in_showdown(bf) and child.in_showdown(bf):
+        if f.controller != parent.fields[bf].controller and _contest_runs_on(parent, bf) \
+                and _contest_runs_on(child, bf):
             return False
     return True
+
+
+def _contest_runs_on(s: GameState, bf: str) -> bool:
+    return s.in_showdown(bf) and s.is_contested(bf)
 
 
 @_register(

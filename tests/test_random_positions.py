@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from engine import Add, Game, Pass, invariants
+from engine import Add, Game, Move, Pass, Play, invariants
 from engine.effect_needs import Destination, needs
 from engine.expansion import Settings
 from engine.explore import Report, explore
@@ -282,3 +282,23 @@ def test_random_positions_catch_a_broken_rule(mutation: Mutation) -> None:
             if mutation.invariant in caught:
                 return
     pytest.fail(f"{mutation.name}: {mutation.invariant} not violated; found {sorted(caught)}")
+
+
+def test_control_settled_by_a_combat_whose_resolution_goes_on_is_not_a_violation() -> None:
+    """Position 5 under cr-1.4: a Combat's winner establishes control (CR 461.5) and a
+    conquer trigger goes on the Chain, so the Combat is still under way after control changed.
+    control_kept_while_contest_under_way allows that change (Contested goes with it): it once
+    counted it as one."""
+    game = Game.from_scenario(random_position(5), rules="cr-1.4")
+    seen_settling = False
+    path = [Play("P1", "P1k2"), Move("P1", ("P1k2",), "A"),
+            *(Pass(p) for p in ("P1", "P2", "P3", "P2", "P3", "P1"))]  # as the search found it
+    for action in path:
+        before = game.state.copy()
+        game.apply(action)
+        after = game.state
+        settled = (before.fields["A"].controller != after.fields["A"].controller
+                   and before.in_showdown("A") and after.in_showdown("A"))
+        seen_settling |= settled
+        assert invariants.control_kept_while_contest_under_way(before, action, after)
+    assert seen_settling  # the position still shows the case
