@@ -8,10 +8,13 @@ search could not finish (a worker process ended in the middle of it); 130 interr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,6 +26,7 @@ from .explore import Progress, Report, Settings, Violation, explore
 from .invariants import Invariant, by_names
 from .prepared import Prepared, prepare
 from .runner import FAILED, INVALID, OK
+from .scenario import STDIN, STDIN_LABEL
 from .wording import counted
 from .workers import WorkerLost
 from .writable import check_writable
@@ -73,9 +77,8 @@ def _list_invariants(args: argparse.Namespace, chosen: list[Invariant], given: S
 
 def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
                 err: TextIO) -> int:
-    """The search of FILE: prepared, explored, its counterexamples and graph written, and the
-    report printed (the steps a Python program takes with :func:`prepare`, :func:`explore`,
-    :func:`counterexample.write_all` and :func:`report_summary`)."""
+    """The search of FILE: prepared, its options checked against it (the profile's
+    invariants, where the results go), then :func:`check_prepared`, and the report printed."""
     try:
         prepared = prepare(args.file, args.rules)
     except ScenarioError as error:
@@ -93,37 +96,77 @@ def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
     settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
                         graph=bool(args.graph), max_targets=args.max_targets)
     try:
-        report, plain = _run(prepared, settings, err)
+        checked = check_prepared(prepared, settings, out=args.out, graph=args.graph,
+                                 progress=lambda label: _ProgressBar(err, args.max_states, label))
     except WorkerLost as lost:
         err.write(f"riftchart check: {lost}\n")
         return SEARCH_FAILED
+    if args.graph and checked.report.graph_dropped:
+        err.write(f"riftchart check: {checked.summary['graph']}\n")
+    if args.json:
+        out.write(json.dumps(checked.summary, indent=2) + "\n")
+    else:
+        _print_summary(checked.summary, out)
+    if checked.unwritten:
+        out.flush()
+        for refused in checked.unwritten:
+            err.write(f"riftchart check: cannot write {refused.filename}: {refused.strerror}\n")
+    return checked.code
+
+
+@dataclasses.dataclass
+class Checked:
+    """What :func:`check_prepared` found and wrote."""
+
+    report: Report
+    plain: Report | None  # with symmetry: the search without it, to measure the reduction
+    written: dict[str, Path]  # the counterexample file of each violated invariant
+    graph_written: bool
+    unwritten: list[OSError]  # files that could not be written after the search (a full disk)
+    summary: dict[str, Any]  # the report as ``riftchart check --json`` prints it
+
+    @property
+    def code(self) -> int:
+        """``riftchart check``'s exit code: 2 a file could not be written, 1 a violation, 0."""
+        return INVALID if self.unwritten else FAILED if self.report.violations else OK
+
+
+ProgressFor = Callable[[str], AbstractContextManager[Progress | None]]
+
+
+def check_prepared(prepared: Prepared, settings: Settings, *,
+                   out: str | os.PathLike = "counterexamples",
+                   graph: str | os.PathLike | None = None,
+                   progress: ProgressFor | None = None) -> Checked:
+    """What ``riftchart check`` does once its file is prepared (:func:`prepare`): the search
+    (with ``settings.symmetry``, the plain one too, to measure the reduction), then each
+    violation's counterexample written in ``out`` and the state graph in ``graph`` (if given,
+    and kept: at most ``explore.GRAPH_LIMIT`` states), and the report as ``--json`` prints it.
+
+    A file that cannot be written does not stop the others; it is in ``unwritten``, and the
+    report says what became of the graph. ``progress(label)`` may give a context manager whose
+    value is the search's progress callback (the command's bar on a terminal). Raises
+    ``WorkerLost`` if a worker process ends in the middle of the search."""
+    settings = dataclasses.replace(settings, graph=graph is not None)
+    report, plain = _run(prepared, settings, progress)
+    source = STDIN if prepared.scenario.path == STDIN_LABEL else prepared.scenario.path
     written: dict[str, Path] = {}
-    # a file that could not be written after all (a full disk): the report stays, and the
-    # error is said after it; the graph is tried even when the counterexamples failed (it
-    # may go elsewhere), and the report says of each what became of it
+    # the graph is tried even when the counterexamples failed (it may go elsewhere)
     unwritten: list[OSError] = []
     graph_written = False
     try:
-        written = counterexample.write_all(args.file, prepared, report, Path(args.out))
+        written = counterexample.write_all(source, prepared, report, Path(out))
     except OSError as error:
         unwritten.append(error)
-    if args.graph:
+    if graph is not None and not report.graph_dropped:
         try:
-            graph_written = _write_graph(args.graph, report, err)
+            counterexample.write_graph(Path(graph), report)
+            graph_written = True
         except OSError as error:
             unwritten.append(error)
     summary = report_summary(prepared.scenario.path, prepared, settings, report, plain, written,
-                             args.graph, graph_written=graph_written)
-    if args.json:
-        out.write(json.dumps(summary, indent=2) + "\n")
-    else:
-        _print_summary(summary, out)
-    if unwritten:
-        out.flush()
-        for refused in unwritten:
-            err.write(f"riftchart check: cannot write {refused.filename}: {refused.strerror}\n")
-        return INVALID
-    return FAILED if report.violations else OK
+                             None if graph is None else str(graph), graph_written=graph_written)
+    return Checked(report, plain, written, graph_written, unwritten, summary)
 
 
 def _bad_arguments(args: argparse.Namespace) -> str | None:
@@ -177,15 +220,16 @@ def _unwritable(args: argparse.Namespace, invariants: list[str]) -> str | None:
     return None
 
 
-def _run(prepared: Prepared, settings: Settings, err: TextIO) -> tuple[Report, Report | None]:
-    """The search, with a progress bar on a terminal; with --symmetry, the plain search too,
-    to measure the reduction."""
-    with _ProgressBar(err, settings.max_states) as progress:
+def _run(prepared: Prepared, settings: Settings, progress_for: ProgressFor | None
+         ) -> tuple[Report, Report | None]:
+    """The search; with symmetry, the plain search too, to measure the reduction."""
+    bar = progress_for or (lambda label: contextlib.nullcontext(None))
+    with bar("exploring") as progress:
         report = explore(prepared.start, settings, progress)
     plain = None
     if settings.symmetry:
         plain_settings = dataclasses.replace(settings, symmetry=False, graph=False)
-        with _ProgressBar(err, settings.max_states, "without symmetry") as progress:
+        with bar("without symmetry") as progress:
             plain = explore(prepared.start, plain_settings, progress)
     return report, plain
 
@@ -223,15 +267,6 @@ class _ProgressBar:
     def __exit__(self, *exc: Any) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def _write_graph(path: str, report: Report, err: TextIO) -> bool:
-    """Write the --graph file if the search kept its graph; whether it was written."""
-    if report.graph_dropped:
-        err.write(f"riftchart check: {_graph_note(path, report, False)}\n")
-        return False
-    counterexample.write_graph(Path(path), report)
-    return True
 
 
 def _graph_note(path: str, report: Report, written: bool) -> str:

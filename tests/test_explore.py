@@ -1046,3 +1046,41 @@ def test_a_game_won_at_the_turn_bound_is_terminal_not_past_it(
         assert code == 0
         assert (report["states"], report["terminal_states"], report["deadlocks"],
                 report["frontier_states"]) == (2, 1, 0, 0), turns
+
+
+def _timeless(summary: dict[str, Any]) -> dict[str, Any]:
+    drop = {"seconds", "states_per_second"}
+    kept = {k: v for k, v in summary.items() if k not in drop}
+    if kept.get("symmetry"):
+        kept["symmetry"] = {k: v for k, v in kept["symmetry"].items() if k != "seconds_without"}
+    return kept
+
+
+def test_check_prepared_is_what_the_command_does(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    """From Python, check.check_prepared gives the report `riftchart check --json` prints,
+    with --symmetry's plain search, and writes the same graph."""
+    kill = {"id": "T1", "type": "spell", "timing": "reaction", "effect": {"kill": {}}}
+    model = str(write_yaml(tmp_path, {**SMALL, "hands": {**SMALL["hands"], "P2": [kill]}}))
+    graph = tmp_path / "cli.dot"
+    code, printed = _check([model, "--symmetry", "--max-states", "1000", "--graph", str(graph),
+                            "--out", str(tmp_path / "cli")], capsys)
+    settings = _settings(max_states=1000, symmetry=True)
+    mine = tmp_path / "api.dot"
+    checked = check.check_prepared(prepare(model), settings, out=tmp_path / "api", graph=mine)
+    assert checked.code == code == 0
+    assert checked.plain is not None and checked.plain.states == printed["symmetry"][
+        "states_without"]
+    assert checked.graph_written and mine.read_bytes() == graph.read_bytes()
+    expected = {**_timeless(printed), "graph": f"graph written to {mine} (the search stopped "
+                f"at --max-states: the {checked.report.transitions - len(checked.report.edges):,}"
+                " transitions to states it did not keep are not drawn)", "graph_file": str(mine)}
+    assert _timeless(checked.summary) == expected
+    # a file that cannot be written is in unwritten, and the code says so
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    broken = check.check_prepared(prepare(model), _settings(max_states=50),
+                                  graph=blocker / "g.dot")
+    assert broken.code == 2 and len(broken.unwritten) == 1
+    assert str(blocker) in broken.unwritten[0].filename
+    assert broken.summary["graph_file"] is None
