@@ -94,7 +94,7 @@ def _check_file(args: argparse.Namespace, chosen: list[Invariant], out: TextIO,
         err.write(f"riftchart check: {problem}\n")
         return INVALID
     settings = Settings(chosen, args.max_turns, args.max_states, args.symmetry, args.workers,
-                        graph=bool(args.graph), max_targets=args.max_targets)
+                        max_targets=args.max_targets)  # graph: check_prepared sets it
     try:
         checked = check_prepared(prepared, settings, out=args.out, graph=args.graph,
                                  progress=lambda label: _ProgressBar(err, args.max_states, label))

@@ -65,7 +65,7 @@ from engine.runner import OK, RunResult, StepRecord, describe
 from engine.runtime import Transition, compiled
 from engine.state import chart_of
 from engine.view import active_state_names, chart_caption
-from engine.writable import write_whole
+from engine.writable import same_file_key, write_whole
 from statecharts import GAME_WIDE_CHARTS
 
 # --- which charts a step lights -----------------------------------------------------------
@@ -208,16 +208,17 @@ def file_key(key: str) -> str:
 
 def file_keys(keys: Sequence[str]) -> dict[str, str]:
     """:func:`file_key` of each chart key, except where two would differ only in case
-    (battlefields ``A`` and ``a``: one file on macOS and Windows): the later one is written
-    wholly encoded (``battlefield-~61``), which no plain id's name can be."""
+    (battlefields ``A`` and ``a``: one file on macOS and Windows, see
+    :func:`~engine.writable.same_file_key`): the later one is written wholly encoded
+    (``battlefield-~61``), which no plain id's name can be."""
     names: dict[str, str] = {}
     seen: set[str] = set()
     for key in keys:
         name = file_key(key)
-        if name.casefold() in seen:
+        if same_file_key(name) in seen:
             chart, _, ident = key.partition(":")
             name = f"{chart}-{_file_part(ident, every=True)}"
-        seen.add(name.casefold())
+        seen.add(same_file_key(name))
         names[key] = _within_a_file_name(name, key)
     return names
 

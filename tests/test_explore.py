@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 import yaml
 
+from benchmarks.compiled_build import without_timings
 from engine import Game, actions, check, cli, counterexample, expansion, explore, invariants, runner
 from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
@@ -1048,14 +1049,6 @@ def test_a_game_won_at_the_turn_bound_is_terminal_not_past_it(
                 report["frontier_states"]) == (2, 1, 0, 0), turns
 
 
-def _timeless(summary: dict[str, Any]) -> dict[str, Any]:
-    drop = {"seconds", "states_per_second"}
-    kept = {k: v for k, v in summary.items() if k not in drop}
-    if kept.get("symmetry"):
-        kept["symmetry"] = {k: v for k, v in kept["symmetry"].items() if k != "seconds_without"}
-    return kept
-
-
 def test_check_prepared_is_what_the_command_does(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture) -> None:
     """From Python, check.check_prepared gives the report `riftchart check --json` prints,
@@ -1072,10 +1065,10 @@ def test_check_prepared_is_what_the_command_does(tmp_path: Path,
     assert checked.plain is not None and checked.plain.states == printed["symmetry"][
         "states_without"]
     assert checked.graph_written and mine.read_bytes() == graph.read_bytes()
-    expected = {**_timeless(printed), "graph": f"graph written to {mine} (the search stopped "
+    expected = {**without_timings(printed), "graph": f"graph written to {mine} (the search stopped "
                 f"at --max-states: the {checked.report.transitions - len(checked.report.edges):,}"
                 " transitions to states it did not keep are not drawn)", "graph_file": str(mine)}
-    assert _timeless(checked.summary) == expected
+    assert without_timings(checked.summary) == expected
     # a file that cannot be written is in unwritten, and the code says so
     blocker = tmp_path / "blocker"
     blocker.write_text("x")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.compiled_build import without_timings
 from tests.conftest import ROOT
 
 FFA = ROOT / "models" / "ffa_three_players.yaml"
@@ -36,10 +37,7 @@ def _run(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
 
 
 def _report(text: str) -> dict:
-    report = json.loads(text)
-    for varying in ("seconds", "states_per_second"):
-        report.pop(varying)
-    return report
+    return without_timings(json.loads(text))
 
 
 def test_check_with_spawned_workers_reports_what_forked_ones_do(tmp_path: Path) -> None:
