@@ -48,7 +48,7 @@ DESIGNATIONS = ("attacker", "defender")
 CHOICE_KINDS = ("battlefield", "damage")
 EXPECT_KEYS = (
     "state", "showdown", "focus", "priority", "chain", "control", "contested", "staged",
-    "score", "scored_this_turn", "units", "hand", "pending_choice", "winner", "turn",
+    "score", "scored_this_turn", "units", "hand", "deck", "pending_choice", "winner", "turn",
 )
 UNIT_STATE_KEYS = ("at", "controller", "exhausted", "stunned", "damage", "designation", "might")
 

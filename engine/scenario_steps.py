@@ -144,7 +144,7 @@ class StepChecks(FieldChecks):
                 self.keyed(item, where, self.battlefield, self.player_or_null)
             elif key == "staged":
                 lists[key] = self.keyed(item, where, self.battlefield, self.expected_staged)
-            elif key in ("score", "hand"):
+            elif key in ("score", "hand", "deck"):
                 self.keyed(item, where, self.player, self.expected_count)
             elif key == "scored_this_turn":
                 lists[key] = self.keyed(item, where, self.battlefield, self.expected_players)

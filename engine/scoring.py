@@ -110,7 +110,13 @@ def draw(table: Table, player: str, count: int) -> None:
     drawn = min(count, s.deck[player])
     s.deck[player] -= drawn
     s.hands[player].extend([None] * drawn)  # drawn cards are unknown: they count, not play
-    table.say(f"{player} draws {counted(drawn, 'card')}", "CR 413")
+    if drawn == count:
+        table.say(f"{player} draws {counted(drawn, 'card')}", "CR 413")
+    elif drawn:
+        table.say(f"{player} draws {counted(drawn, 'card')} of {count}: the deck is now empty",
+                  "rules 11.9")
+    else:
+        table.say(f"{player} draws nothing: the deck is empty", "rules 11.9")
 
 
 def check_win(table: Table) -> bool:

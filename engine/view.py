@@ -29,6 +29,7 @@ def view(s: GameState) -> dict[str, Any]:
         "scored_this_turn": {bf: _in_turn_order(s, s.fields[bf].scored) for bf in bfs},
         "units": {unit.id: _unit(unit) for unit in s.units_in_board_order()},
         "hand": {p: len(s.hands[p]) for p in s.players},
+        "deck": {p: s.deck[p] for p in s.players},  # an extension: cards left to draw (D42)
         "pending_choice": _pending_choice(s),
         "winner": s.winner,
         "turn": {"player": s.turn_player, "phase": s.phase},

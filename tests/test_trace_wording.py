@@ -109,6 +109,11 @@ def _lines(number: str, rules: str | None = None) -> list[str]:
     ("001", None, "Showdown opens at A (CR 344)"),
     ("073", None, "P1 keeps Focus: the chain was not begun by a card (CR 346.1)"),
     ("001", None, "P2 passes Focus; every player has passed in a row (CR 348)"),
+    # a draw that finds the deck short says so, citing the rule that it draws nothing (D42)
+    ("285", None, "P2 draws 1 card (CR 413)"),
+    ("285", None, "P2 draws 1 card of 2: the deck is now empty (rules 11.9)"),
+    ("285", None, "P2 draws nothing: the deck is empty (rules 11.9)"),
+    ("056", None, "P2 draws nothing: the deck is empty (rules 11.9)"),
 ])
 def test_the_trace_says_it_in_the_rules_words(number: str, rules: str | None, line: str) -> None:
     assert line in _lines(number, rules)
