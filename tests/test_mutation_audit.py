@@ -1,0 +1,65 @@
+"""The mutation audit (tools/mutation_audit.py) tells a broken rule that a scenario catches
+from a change that nothing sees; and the rules it found unpinned stay pinned."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "riftchart_mutation_audit", ROOT / "tools" / "mutation_audit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    return _tool()
+
+
+@pytest.fixture(scope="module")
+def baseline(tool: ModuleType) -> Any:
+    return tool.Baseline(with_searches=False)  # the scenarios alone judge here
+
+
+@pytest.fixture
+def rows(tool: ModuleType, baseline: Any) -> Any:
+    return lambda module, function: list(tool.audit([module], only={function}, baseline=baseline))
+
+
+# each found by the audit with every bundled scenario passing; now each has its scenario
+@pytest.mark.parametrize(("module", "function", "code", "scenario"), [
+    ("engine.scoring", "draw", "s.deck[player] -= drawn",
+     "285_deck_runs_down_then_draws_nothing.yaml"),
+    ("engine.effects", "enter_board", "s.next_order += 1",
+     "286_board_order_counts_entering_again.yaml"),
+])
+def test_a_rule_the_audit_found_unpinned_is_caught_by_its_scenario(
+        rows: Any, module: str, function: str, code: str, scenario: str) -> None:
+    (row,) = [r for r in rows(module, function)
+              if r["kind"] == "delete" and r["code"] == code]
+    assert row["killed"] and scenario in row["by"]
+
+
+def test_a_change_no_scenario_runs_survives_with_the_same_views(rows: Any) -> None:
+    # printing JSON is no part of running a scenario: whatever breaks it, the games are alike
+    found = rows("engine.runner", "print_json")
+    assert found and not any(r["killed"] for r in found) and all(r["same_views"] for r in found)
+
+
+def test_what_only_chooses_the_trace_wording_is_not_mutated(rows: Any) -> None:
+    # draw's ifs only choose among trace lines: the audit asks what the game does
+    found = rows("engine.scoring", "draw")
+    assert any(r["code"] == "s.deck[player] -= drawn" for r in found)
+    assert not [r["code"] for r in found if r["code"].startswith("if ") or "say" in r["code"]]
