@@ -63,3 +63,11 @@ def test_what_only_chooses_the_trace_wording_is_not_mutated(rows: Any) -> None:
     found = rows("engine.scoring", "draw")
     assert any(r["code"] == "s.deck[player] -= drawn" for r in found)
     assert not [r["code"] for r in found if r["code"].startswith("if ") or "say" in r["code"]]
+
+
+def test_a_chart_transition_dropped_or_its_guard_flipped_is_caught(rows: Any) -> None:
+    # Contested applied on arrival (S 184.3.a): every scenario with a contest needs it
+    found = {r["kind"]: r for r in rows("charts", "uncontested -unit_arrives-> contested")}
+    assert set(found) == {"drop", "flip guard arrival_contests", "skip action apply_contested"}
+    assert all(r["killed"] for r in found.values())
+    assert "001_flow_empty_battlefield_conquer.yaml" in found["drop"]["by"]

@@ -1,10 +1,16 @@
 """Mutation audit: does breaking the rules procedures make the bundled scenarios fail?
 
 Each mutant changes one place in one function of the engine's rules modules: a statement
-deleted, a comparison turned round (``==``/``!=``, ``<``/``<=``, ``in``/``not in``...), ``and``
-and ``or`` swapped, a ``not`` dropped, a condition negated, an integer constant plus one, a
-boolean constant flipped. Trace wording is left alone (``say`` calls and f-strings): this audit
-asks what the game does, not how the trace words it (tests/test_trace_wording.py does that).
+deleted (a ``raise`` too), a comparison changed (``==`` and ``!=``, ``<`` and ``<=``, ``>`` and
+``>=``, ``in`` and ``not in``, ``is`` and ``is not``), ``and`` and ``or`` swapped, a ``not``
+dropped, a condition negated (where that is not the same as one of the above), an integer
+constant plus one, a boolean constant flipped. Or it changes one transition of a compiled chart
+(target ``charts``): the transition dropped, one of its guards flipped, one of its actions
+skipped. Left alone, as no rule lies there: trace wording (``say`` calls, f-strings, an ``if``
+or ``x if c else y`` that only chooses words; tests/test_trace_wording.py checks those),
+``assert`` statements, and assignments to a local name (deleting one only unbinds the name).
+Functions that are closures, and methods that call ``super()``, are skipped: their code object
+cannot be swapped alone.
 
 A mutant is *killed* when a bundled scenario fails under it (an ``expect`` that no longer holds,
 a step refused, an error), or when bounded searches of the bundled models find other counts or
@@ -16,8 +22,9 @@ How: the engine is imported and the scenarios loaded once; each mutant runs in a
 which swaps the mutated function's code object in place (so every caller sees it) and runs
 everything. POSIX only (fork). The default modules take about half an hour on one core.
 
-    python tools/mutation_audit.py                       # every rules module
+    python tools/mutation_audit.py                       # every rules module, and the charts
     python tools/mutation_audit.py engine.scoring --out scoring.jsonl
+    python tools/mutation_audit.py charts --no-search
 """
 
 from __future__ import annotations
@@ -28,10 +35,12 @@ import copy
 import inspect
 import json
 import os
+import resource
 import signal
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +50,22 @@ sys.path.insert(0, str(ROOT))
 from engine.explore import Settings, explore, prepare  # noqa: E402
 from engine.invariants import by_names  # noqa: E402
 from engine.runner import run_scenario  # noqa: E402
+from engine.runtime import CompiledChart, Transition, compiled  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
+from statecharts import CHARTS  # noqa: E402
 
 RULES_MODULES = (
     "engine.scoring", "engine.cleanup", "engine.contest", "engine.combat", "engine.chain",
     "engine.turn", "engine.flow", "engine.destinations", "engine.effects", "engine.models",
     "engine.state", "engine.units", "engine.actions", "engine.effect_needs",
 )
+CHARTS_TARGET = "charts"  # the compiled charts' transitions
+
 # (model, profile, states): small enough to search for every mutant
 SEARCHES = (("1v1_two_battlefields", None, 2500), ("ffa_three_players", None, 1500),
             ("1v1_two_battlefields", "cr-1.4", 1500))
 SECONDS_PER_MUTANT = 60  # a mutant that loops is killed by this
+BYTES_PER_MUTANT = 4 << 30  # and one that allocates without end, by this
 
 SWAPPED: dict[type, type] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
@@ -109,7 +123,7 @@ class Baseline:
         same_views = all(views[n][1] == self.views[n][1] for n in views if n not in failed)
         if not failed and self.run_searches() != self.found:
             failed = ["the bounded searches"]
-        return {"killed": bool(failed), "by": failed[:3], "same_views": same_views}
+        return {"killed": bool(failed), "by": failed, "same_views": same_views}
 
 
 # --- the mutants ------------------------------------------------------------------------------
@@ -127,9 +141,14 @@ def _says(node: ast.AST) -> bool:
 
 
 def _only_says(node: ast.AST) -> bool:
-    """A trace line, or an ``if`` that only chooses among trace lines."""
+    """A trace line, an ``if`` that only chooses among trace lines, or an ``x if c else y``
+    that only chooses among words."""
     if isinstance(node, ast.If):
         return all(_only_says(statement) for statement in node.body + node.orelse)
+    if isinstance(node, ast.IfExp):
+        return all(isinstance(branch, ast.JoinedStr)
+                   or (isinstance(branch, ast.Constant) and isinstance(branch.value, str))
+                   for branch in (node.body, node.orelse))
     return _says(node)
 
 
@@ -139,24 +158,39 @@ def _docstring(node: ast.AST) -> bool:
 
 
 def _deletable(node: ast.AST) -> bool:
-    # an assert deleted, or a raise, changes nothing a scenario should see
-    return not (_docstring(node) or _only_says(node)
-                or isinstance(node, ast.FunctionDef | ast.Raise | ast.Assert))
+    return not (_docstring(node) or _only_says(node) or _names_a_local(node)
+                or isinstance(node, ast.FunctionDef | ast.Assert))
+
+
+def _names_a_local(node: ast.AST) -> bool:
+    """``s = table.state``: deleted, it only leaves the name unbound, which any run catches."""
+    return isinstance(node, ast.Assign | ast.AnnAssign) and all(
+        isinstance(target, ast.Name)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+
+
+def _negation_is_new(node: ast.If | ast.While | ast.IfExp) -> bool:
+    """Negating ``if a == b`` is swapping its comparison, negating ``if not x`` is dropping
+    its ``not``: those are made once, by the other kind."""
+    test = node.test
+    swappable = (isinstance(test, ast.Compare) and len(test.ops) == 1
+                 and type(test.ops[0]) in SWAPPED)
+    return not (swappable or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)))
 
 
 def sites(function: ast.FunctionDef) -> Iterator[tuple[Where, str]]:
     """Every (place, kind of change) of one function."""
 
     def visit(node: ast.AST, path: Where) -> Iterator[tuple[Where, str]]:
-        if isinstance(node, ast.JoinedStr) or _only_says(node):
-            return  # wording
+        if isinstance(node, ast.JoinedStr | ast.Assert) or _only_says(node):
+            return  # wording, or a check of our own that no rule is
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in SWAPPED:
             yield path, "swap"
         if isinstance(node, ast.BoolOp):
             yield path, "and-or"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             yield path, "drop-not"
-        if isinstance(node, ast.If | ast.While | ast.IfExp):
+        if isinstance(node, ast.If | ast.While | ast.IfExp) and _negation_is_new(node):
             yield path, "negate"
         if isinstance(node, ast.Constant) and type(node.value) is int:
             yield path, "plus-one"
@@ -217,8 +251,8 @@ def code_of(function: ast.FunctionDef, filename: str) -> types.CodeType:
     """The function's code object, compiled from the changed syntax at the same lines."""
     module = ast.Module(body=[function], type_ignores=[])
     ast.fix_missing_locations(module)
-    compiled = compile(module, filename, "exec")
-    return next(c for c in compiled.co_consts
+    code = compile(module, filename, "exec")
+    return next(c for c in code.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == function.name)
 
 
@@ -248,19 +282,50 @@ def _live(name: str, found: Any, node: ast.FunctionDef) -> Iterator[Found]:
         yield name, live, node
 
 
+def chart_mutants() -> Iterator[tuple[dict[str, Any], Callable[[], None]]]:
+    """(what it is, how to make it) for each change of one transition of a compiled chart."""
+    for name in sorted(CHARTS):
+        chart = compiled(name)
+        for t in chart.transitions:
+            changes: list[tuple[str, Transition | None]] = [("drop", None)]
+            changes += [(f"flip guard {guard}", replace(t, guards=tuple(
+                (g, not wanted if g == guard else wanted) for g, wanted in t.guards)))
+                for guard, _ in t.guards]
+            changes += [(f"skip action {action}", replace(t, actions=tuple(
+                a for a in t.actions if a != action))) for action in t.actions]
+            for kind, changed in changes:
+                what = {"module": f"{CHARTS_TARGET}:{name}", "function": f"{t.source} "
+                        f"-{t.event}-> {', '.join(t.targets) or t.source}", "line": t.order,
+                        "kind": kind, "code": t.rule}
+                yield what, _swapping(chart, t, changed)
+
+
+def _swapping(chart: CompiledChart, t: Transition, changed: Transition | None
+              ) -> Callable[[], None]:
+    def swap() -> None:  # in the child only: the tables and what they cached
+        key = (t.source, t.event)
+        chart._by_state_event[key] = [changed if x is t else x
+                                      for x in chart._by_state_event[key]
+                                      if changed is not None or x is not t]
+        chart._plans.clear()
+        chart._outcomes.clear()
+        chart._step_cache.clear()
+    return swap
+
+
 # --- running them -----------------------------------------------------------------------------
 
 
-def run_mutant(baseline: Baseline, live: types.FunctionType, code: types.CodeType
-               ) -> dict[str, Any]:
-    """The verdict on one mutant, from a forked child that swaps ``live``'s code."""
+def run_mutant(baseline: Baseline, make: Callable[[], None]) -> dict[str, Any]:
+    """The verdict on one mutant, from a forked child that ``make``s it and runs everything."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read)
         signal.alarm(SECONDS_PER_MUTANT)
+        resource.setrlimit(resource.RLIMIT_AS, (BYTES_PER_MUTANT, BYTES_PER_MUTANT))
         try:
-            live.__code__ = code
+            make()
             answer = baseline.verdict()
         except BaseException as error:  # noqa: BLE001 - whatever it is, the parent hears it
             answer = {"killed": True, "by": [f"raised {type(error).__name__}"],
@@ -283,10 +348,16 @@ def audit(module_names: list[str], with_searches: bool = True,
           only: set[str] | None = None, baseline: Baseline | None = None
           ) -> Iterator[dict[str, Any]]:
     """One row per mutant of the named modules (of the functions named in ``only``, if given:
-    ``draw``, ``BattlefieldModel.keep_control``), judged against ``baseline`` (made here if
-    not given, with or without the searches)."""
+    ``draw``, ``BattlefieldModel.keep_control``, a transition ``uncontested -unit_arrives->
+    contested``; ``charts``: of the compiled charts), judged
+    against ``baseline`` (made here if not given, with or without the searches)."""
     baseline = baseline or Baseline(with_searches)
     for module_name in module_names:
+        if module_name == CHARTS_TARGET:
+            for what, make in chart_mutants():
+                if only is None or what["function"] in only:
+                    yield {**what, **run_mutant(baseline, make)}
+            continue
         module = __import__(module_name, fromlist=["_"])
         filename = inspect.getsourcefile(module) or module_name
         for name, live, node in functions(module):
@@ -301,12 +372,20 @@ def audit(module_names: list[str], with_searches: bool = True,
                 yield {"module": module_name, "function": name,
                        "line": getattr(place, "lineno", node.lineno), "kind": kind,
                        "code": ast.unparse(place).splitlines()[0][:100],
-                       **run_mutant(baseline, live, code)}
+                       **run_mutant(baseline, _swapping_code(live, code))}
+
+
+def _swapping_code(live: types.FunctionType, code: types.CodeType) -> Callable[[], None]:
+    def swap() -> None:  # in the child only; every caller sees it, ``from x import f`` too
+        live.__code__ = code
+    return swap
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", default=list(RULES_MODULES))
+    parser.add_argument("modules", nargs="*", default=[*RULES_MODULES, CHARTS_TARGET],
+                        help="modules of the engine, or charts (default: the rules modules "
+                             "and the charts)")
     parser.add_argument("--out", help="write every mutant as a JSON line here")
     parser.add_argument("--function", action="append", dest="only",
                         help="only this function (NAME or CLASS.NAME); may be repeated")
