@@ -14,7 +14,8 @@ def state_name(s: GameState) -> str:
 
 
 def view(s: GameState) -> dict[str, Any]:
-    """The state view, its keys in scenario-format.md's order."""
+    """The state view: scenario-format.md's keys in its order, with this project's additions
+    (a unit's ``might``, ``deck``) beside the keys they go with."""
     bfs = list(s.fields)
     return {
         "state": state_name(s),
