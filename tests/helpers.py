@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
 
 from engine.runner import run_file
 from engine.state import GameState
+
+
+def load_script(name: str, path: Path) -> ModuleType:
+    """A script outside the packages (benchmarks/, examples/, tools/) loaded as module ``name``,
+    registered in ``sys.modules`` first: dataclasses resolve string annotations through it."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def step_block(text: str, index: int) -> list[str]:

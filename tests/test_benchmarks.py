@@ -3,21 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
 from engine.runtime import FastRuntime, ReferenceRuntime
 from tests.conftest import ROOT
+from tests.helpers import load_script
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("riftchart_bench", ROOT / "benchmarks" / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("riftchart_bench", ROOT / "benchmarks" / "run.py")
 
 
 def test_recorded_events_replay_the_same_on_both_runtimes() -> None:

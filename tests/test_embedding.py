@@ -6,7 +6,6 @@ run them exactly as shipped rather than a paraphrase.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from types import ModuleType
 
 from engine import Game, IllegalAction, Pass, ScenarioError
 from tests.conftest import ROOT
-from tests.helpers import python_blocks
+from tests.helpers import load_script, python_blocks
 
 EXAMPLE = ROOT / "examples" / "embed.py"
 DOC = ROOT / "docs" / "embedding.md"
@@ -22,13 +21,7 @@ DOC = ROOT / "docs" / "embedding.md"
 
 def _load_example() -> ModuleType:
     """examples/ is not a package: load the script as a module from its path."""
-    spec = importlib.util.spec_from_file_location("riftchart_embed_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses resolve string annotations through sys.modules, so register it first
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("riftchart_embed_example", EXAMPLE)
 
 
 def test_example_plays_to_a_winner():

@@ -3,29 +3,18 @@ from a change that nothing sees; and the rules it found unpinned stay pinned."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from tests.conftest import ROOT
-
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "riftchart_mutation_audit", ROOT / "tools" / "mutation_audit.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.helpers import load_script
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    return _tool()
+    return load_script("riftchart_mutation_audit", ROOT / "tools" / "mutation_audit.py")
 
 
 @pytest.fixture(scope="module")
