@@ -60,3 +60,14 @@ def test_a_chart_transition_dropped_or_its_guard_flipped_is_caught(rows: Any) ->
     assert set(found) == {"drop", "flip guard arrival_contests", "skip action apply_contested"}
     assert all(r["killed"] for r in found.values())
     assert "001_flow_empty_battlefield_conquer.yaml" in found["drop"]["by"]
+
+
+def test_a_change_only_the_game_state_shows_is_told_apart(rows: Any) -> None:
+    # Cleanup's stale-contest step without its action: the chart leaves Contested, so every
+    # view is as before, but the battlefield keeps its applier (tests/test_scenarios.py's
+    # agreement check catches it; the audit says where to look)
+    (row,) = [r for r in rows("charts", "contested -check_stale_contest-> uncontested")
+              if r["kind"] == "skip action remove_stale_contested"]
+    assert not row["killed"] and row["same_views"] and not row["same_states"]
+    # a survivor that changes nothing at all keeps both
+    assert all(r["same_views"] and r["same_states"] for r in rows("engine.runner", "print_json"))

@@ -48,10 +48,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.explore import Settings, explore, prepare  # noqa: E402
+from engine.game import Game  # noqa: E402
 from engine.invariants import by_names  # noqa: E402
-from engine.runner import run_scenario  # noqa: E402
+from engine.runner import FAILED, OK, _run_step  # noqa: E402
 from engine.runtime import CompiledChart, Transition, compiled  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
+from engine.snapshot import dump  # noqa: E402
 from statecharts import CHARTS  # noqa: E402
 
 RULES_MODULES = (
@@ -86,22 +88,21 @@ class Baseline:
         self.searches = [(prepare(ROOT / "models" / f"{name}.yaml", rules), states)
                          for name, rules, states in SEARCHES] if with_searches else []
         self.views = self.run_scenarios()
-        failing = [name for name, (code, _) in self.views.items() if code != 0]
+        failing = [name for name, (code, _, _) in self.views.items() if code != 0]
         if failing:
             raise SystemExit(f"mutation_audit: the unbroken engine fails {', '.join(failing)}")
         self.found = self.run_searches()
 
-    def run_scenarios(self) -> dict[str, tuple[Any, list[str]]]:
-        """Per scenario: its exit code (or the error it raised) and its view after each step."""
-        out: dict[str, tuple[Any, list[str]]] = {}
+    def run_scenarios(self) -> dict[str, tuple[Any, list[str], list[str]]]:
+        """Per scenario: its exit code (or the error it raised), its view after each step,
+        and the whole game state after each step (a snapshot, which holds what the view
+        leaves out: who applied a Contested that has ended, say)."""
+        out: dict[str, tuple[Any, list[str], list[str]]] = {}
         for name, scenario in self.scenarios:
             try:
-                result = run_scenario(scenario)
+                out[name] = _play(scenario)
             except Exception as error:  # noqa: BLE001 - a mutant may raise anything: killed
-                out[name] = (f"raised {type(error).__name__}", [])
-                continue
-            out[name] = (result.code, [json.dumps(step.state, sort_keys=True, default=str)
-                                       for step in result.steps])
+                out[name] = (f"raised {type(error).__name__}", [], [])
         return out
 
     def run_searches(self) -> list[Any]:
@@ -118,12 +119,34 @@ class Baseline:
 
     def verdict(self) -> dict[str, Any]:
         """Run everything (in the mutated child) and say what noticed."""
-        views = self.run_scenarios()
-        failed = [name for name, (code, _) in views.items() if code != 0]
-        same_views = all(views[n][1] == self.views[n][1] for n in views if n not in failed)
+        runs = self.run_scenarios()
+        failed = [name for name, (code, _, _) in runs.items() if code != 0]
+        passed = [name for name in runs if name not in failed]
+        same_views = all(runs[n][1] == self.views[n][1] for n in passed)
+        same_states = all(runs[n][2] == self.views[n][2] for n in passed)
         if not failed and self.run_searches() != self.found:
             failed = ["the bounded searches"]
-        return {"killed": bool(failed), "by": failed, "same_views": same_views}
+        return {"killed": bool(failed), "by": failed, "same_views": same_views,
+                "same_states": same_states}
+
+
+def _play(scenario: Any) -> tuple[int, list[str], list[str]]:
+    """Play a scenario as ``riftchart run`` does (its steps and expectations), keeping the
+    view and the snapshot after each step; the exit code is 0 or 1."""
+    game = Game.from_scenario(scenario)
+    views, states = [], []
+
+    def keep() -> None:
+        views.append(json.dumps(game.view(), sort_keys=True, default=str))
+        states.append(json.dumps(dump(game.state), sort_keys=True, default=str))
+
+    keep()
+    for step in scenario.steps:
+        _, failure, _ = _run_step(game, step)
+        keep()
+        if failure:
+            return FAILED, views, states
+    return OK, views, states
 
 
 # --- the mutants ------------------------------------------------------------------------------
@@ -329,7 +352,7 @@ def run_mutant(baseline: Baseline, make: Callable[[], None]) -> dict[str, Any]:
             answer = baseline.verdict()
         except BaseException as error:  # noqa: BLE001 - whatever it is, the parent hears it
             answer = {"killed": True, "by": [f"raised {type(error).__name__}"],
-                      "same_views": False}
+                      "same_views": False, "same_states": False}
         os.write(write, json.dumps(answer).encode())
         os._exit(0)
     os.close(write)
@@ -339,7 +362,8 @@ def run_mutant(baseline: Baseline, make: Callable[[], None]) -> dict[str, Any]:
     os.close(read)
     os.waitpid(pid, 0)
     if not data:  # the alarm, or a crash of the interpreter
-        return {"killed": True, "by": ["did not finish"], "same_views": False}
+        return {"killed": True, "by": ["did not finish"], "same_views": False,
+                "same_states": False}
     answer: dict[str, Any] = json.loads(data)
     return answer
 
@@ -404,7 +428,9 @@ def main(argv: list[str] | None = None) -> int:
             tally[0] += 1
             if not row["killed"]:
                 tally[1] += 1
-                seen = "" if row["same_views"] else " (its views differ: no expect saw it)"
+                seen = (" (its views differ: no expect saw it)" if not row["same_views"] else
+                        " (the game state differs where the view does not show it)"
+                        if not row["same_states"] else "")
                 print(f"survived: {row['module']}:{row['line']} {row['function']} "
                       f"{row['kind']}: {row['code']}{seen}", flush=True)
     finally:
