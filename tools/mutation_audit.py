@@ -40,7 +40,7 @@ import signal
 import sys
 import types
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ from engine.invariants import by_names  # noqa: E402
 from engine.runner import FAILED, OK, _run_step  # noqa: E402
 from engine.runtime import CompiledChart, Transition, compiled  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
-from engine.snapshot import dump  # noqa: E402
+from engine.state import GameState  # noqa: E402
 from statecharts import CHARTS  # noqa: E402
 
 RULES_MODULES = (
@@ -87,22 +87,23 @@ class Baseline:
         self.scenarios = [(f.name, load_scenario(str(f))) for f in files]
         self.searches = [(prepare(ROOT / "models" / f"{name}.yaml", rules), states)
                          for name, rules, states in SEARCHES] if with_searches else []
-        self.views = self.run_scenarios()
-        failing = [name for name, (code, _, _) in self.views.items() if code != 0]
+        self.unbroken: dict[str, Played] = {}
+        self.unbroken = self.run_scenarios()
+        failing = [name for name, run in self.unbroken.items() if run.code != 0]
         if failing:
             raise SystemExit(f"mutation_audit: the unbroken engine fails {', '.join(failing)}")
         self.found = self.run_searches()
 
-    def run_scenarios(self) -> dict[str, tuple[Any, list[str], list[str]]]:
-        """Per scenario: its exit code (or the error it raised), its view after each step,
-        and the whole game state after each step (a snapshot, which holds what the view
-        leaves out: who applied a Contested that has ended, say)."""
-        out: dict[str, tuple[Any, list[str], list[str]]] = {}
+    def run_scenarios(self) -> dict[str, Played]:
+        """Per scenario, as :func:`_play` gives it; unbroken, with a copy of each state, then
+        with whether each state is as unbroken."""
+        out: dict[str, Played] = {}
+        unbroken = self.unbroken  # empty while it is being made
         for name, scenario in self.scenarios:
             try:
-                out[name] = _play(scenario)
+                out[name] = _play(scenario, unbroken[name].states if unbroken else None)
             except Exception as error:  # noqa: BLE001 - a mutant may raise anything: killed
-                out[name] = (f"raised {type(error).__name__}", [], [])
+                out[name] = Played(f"raised {type(error).__name__}", [], [])
         return out
 
     def run_searches(self) -> list[Any]:
@@ -120,33 +121,50 @@ class Baseline:
     def verdict(self) -> dict[str, Any]:
         """Run everything (in the mutated child) and say what noticed."""
         runs = self.run_scenarios()
-        failed = [name for name, (code, _, _) in runs.items() if code != 0]
+        failed = [name for name, run in runs.items() if run.code != 0]
         passed = [name for name in runs if name not in failed]
-        same_views = all(runs[n][1] == self.views[n][1] for n in passed)
-        same_states = all(runs[n][2] == self.views[n][2] for n in passed)
+        same_views = all(runs[n].views == self.unbroken[n].views for n in passed)
+        same_states = all(runs[n].states == [True] * len(runs[n].states) for n in passed)
         if not failed and self.run_searches() != self.found:
             failed = ["the bounded searches"]
         return {"killed": bool(failed), "by": failed, "same_views": same_views,
                 "same_states": same_states}
 
 
-def _play(scenario: Any) -> tuple[int, list[str], list[str]]:
-    """Play a scenario as ``riftchart run`` does (its steps and expectations), keeping the
-    view and the snapshot after each step; the exit code is 0 or 1."""
+@dataclass
+class Played:
+    """A scenario played: its exit code (or the error it raised), its view after each step,
+    and after each step the game state (a deep copy: a later step may change in place what a
+    plain copy shares) or, played again, whether it equals the first play's. The state holds
+    what the view leaves out: who applied a Contested that has ended, say."""
+
+    code: Any
+    views: list[str]
+    states: list[Any]
+
+
+def _play(scenario: Any, unbroken: list[GameState] | None) -> Played:
+    """Play a scenario as ``riftchart run`` does (its steps and expectations); the exit code
+    is 0 or 1."""
     game = Game.from_scenario(scenario)
-    views, states = [], []
+    played = Played(OK, [], [])
 
     def keep() -> None:
-        views.append(json.dumps(game.view(), sort_keys=True, default=str))
-        states.append(json.dumps(dump(game.state), sort_keys=True, default=str))
+        played.views.append(json.dumps(game.view(), sort_keys=True, default=str))
+        if unbroken is None:
+            played.states.append(copy.deepcopy(game.state))
+        else:
+            n = len(played.states)
+            played.states.append(n < len(unbroken) and game.state == unbroken[n])
 
     keep()
     for step in scenario.steps:
         _, failure, _ = _run_step(game, step)
         keep()
         if failure:
-            return FAILED, views, states
-    return OK, views, states
+            played.code = FAILED
+            break
+    return played
 
 
 # --- the mutants ------------------------------------------------------------------------------
