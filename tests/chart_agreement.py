@@ -1,8 +1,11 @@
-"""Does every chart's active configuration agree with the engine's state view?"""
+"""Does every chart's active configuration agree with the engine's state view, and with the
+data the game keeps beside its charts?"""
 
 from __future__ import annotations
 
 from typing import Any
+
+from engine.state import GameState
 
 
 def disagreements(view: dict[str, Any], configs: dict[str, frozenset[str]]) -> list[str]:
@@ -57,3 +60,36 @@ def disagreements(view: dict[str, Any], configs: dict[str, frozenset[str]]) -> l
     want("scheduler", "choosing_combat", of_combats, f"choice is {pending}")
     want("turn", view["turn"]["phase"], True, f"phase is {view['turn']['phase']}")
     return found
+
+
+def data_disagreements(s: GameState) -> list[str]:
+    """Where the game's data says other than its charts. A battlefield keeps who applied
+    Contested exactly while it is Contested, a staged Combat's players exactly while one is
+    staged; the game keeps the active contest's battlefield exactly while a Showdown is under
+    way there, the Attacker and Defender exactly while a Combat is, whether the attackers were
+    recalled and the damage assigned only while it is, what began the Chain and who held Focus
+    then only while a Chain exists, and no count of passes in Neutral Open."""
+    wrong = []
+    for bf, f in s.fields.items():
+        if (f.applier is not None) != s.is_contested(bf):
+            wrong.append(f"{bf}: applier {f.applier!r}, Contested {s.is_contested(bf)}")
+        if bool(f.staged_combatants) != s.combat_staged(bf):
+            wrong.append(f"{bf}: staged_combatants {f.staged_combatants!r}, Combat staged "
+                         f"{s.combat_staged(bf)}")
+    showdowns = [bf for bf in s.fields if s.in_showdown(bf)]
+    combats = [bf for bf in s.fields if s.in_combat(bf)]
+    if [s.contest_at] != (showdowns or [None]):
+        wrong.append(f"contest_at {s.contest_at!r}, Showdowns under way at {showdowns}")
+    for name in ("attacker", "defender"):
+        if (getattr(s, name) is not None) != bool(combats):
+            wrong.append(f"{name} {getattr(s, name)!r}, Combats under way at {combats}")
+    if (s.attackers_recalled or s.damage_plan) and not combats:
+        wrong.append(f"attackers_recalled {s.attackers_recalled}, damage_plan "
+                     f"{s.damage_plan!r} with no Combat under way")
+    if (s.chain_begun_by is not None) != bool(s.chain) or (
+            s.focus_at_chain_start is not None and not s.chain):
+        wrong.append(f"chain_begun_by {s.chain_begun_by!r}, focus_at_chain_start "
+                     f"{s.focus_at_chain_start!r}, chain {[i.label for i in s.chain]}")
+    if s.neutral_open and s.passes:
+        wrong.append(f"{s.passes} passes counted in Neutral Open")
+    return wrong

@@ -17,6 +17,7 @@ from engine.explore import Settings, prepare, state_key, successor
 from engine.invariants import Invariant
 from engine.runtime import CheckedRuntime, FastRuntime
 from engine.state import ChainItem, Field, GameState, Unit
+from tests.chart_agreement import data_disagreements
 from tests.helpers import twin_moved, write_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,12 +72,17 @@ def _staged_players_noted(s: GameState, legal: Any) -> bool:
 STAGED_PLAYERS_NOTED = Invariant("staged_players_noted", "rules 11.10", "state",
                                  _staged_players_noted, invariants._view_keys("staged"),
                                  doc="Staged Combats note their players (rules 11.10).")
+# the data the game keeps beside its charts, as every scenario's every step keeps it
+# (tests/test_scenarios.py), now in every state a search reaches
+DATA_AGREES = Invariant("data_agrees_with_charts", "docs/architecture.md", "state",
+                        lambda s, legal: not data_disagreements(s), invariants._view_keys(),
+                        doc="The game's data agrees with its charts.")
 
 
 @pytest.fixture(scope="module")
 def ffa_report() -> explore.Report:
     settings = _settings()
-    settings.invariants.append(STAGED_PLAYERS_NOTED)
+    settings.invariants += [STAGED_PLAYERS_NOTED, DATA_AGREES]
     return explore.explore(prepare(str(FFA)).start, settings)
 
 
@@ -90,7 +96,9 @@ def test_ffa_model_explores_completely_without_violation(ffa_report: explore.Rep
 
 
 def test_1v1_model_within_a_bound_without_violation() -> None:
-    report = explore.explore(prepare(str(ONE_V_ONE)).start, _settings(max_states=4_000))
+    settings = _settings(max_states=4_000)
+    settings.invariants.append(DATA_AGREES)
+    report = explore.explore(prepare(str(ONE_V_ONE)).start, settings)
     assert report.states == 4_000
     assert not report.complete
     assert not report.violations

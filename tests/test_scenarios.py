@@ -11,8 +11,7 @@ from engine.game import Game
 from engine.runner import OK, StepRecord, _run_step, run_file
 from engine.runtime import CheckedRuntime, FastRuntime, compiled
 from engine.scenario import load_scenario
-from engine.state import GameState
-from tests.chart_agreement import disagreements
+from tests.chart_agreement import data_disagreements, disagreements
 from tests.conftest import ROOT, SCENARIOS
 
 
@@ -82,39 +81,6 @@ def test_configurations_change_only_by_events(path):
     assert not stray, stray
 
 
-def _data_against_charts(s: GameState) -> list[str]:
-    """Where the game's data says other than its charts. A battlefield keeps who applied
-    Contested exactly while it is Contested, a staged Combat's players exactly while one is
-    staged; the game keeps the active contest's battlefield exactly while a Showdown is under
-    way there, the Attacker and Defender exactly while a Combat is, whether the attackers were
-    recalled and the damage assigned only while it is, what began the Chain and who held Focus
-    then only while a Chain exists, and no count of passes in Neutral Open."""
-    wrong = []
-    for bf, f in s.fields.items():
-        if (f.applier is not None) != s.is_contested(bf):
-            wrong.append(f"{bf}: applier {f.applier!r}, Contested {s.is_contested(bf)}")
-        if bool(f.staged_combatants) != s.combat_staged(bf):
-            wrong.append(f"{bf}: staged_combatants {f.staged_combatants!r}, Combat staged "
-                         f"{s.combat_staged(bf)}")
-    showdowns = [bf for bf in s.fields if s.in_showdown(bf)]
-    combats = [bf for bf in s.fields if s.in_combat(bf)]
-    if [s.contest_at] != (showdowns or [None]):
-        wrong.append(f"contest_at {s.contest_at!r}, Showdowns under way at {showdowns}")
-    for name in ("attacker", "defender"):
-        if (getattr(s, name) is not None) != bool(combats):
-            wrong.append(f"{name} {getattr(s, name)!r}, Combats under way at {combats}")
-    if (s.attackers_recalled or s.damage_plan) and not combats:
-        wrong.append(f"attackers_recalled {s.attackers_recalled}, damage_plan "
-                     f"{s.damage_plan!r} with no Combat under way")
-    if (s.chain_begun_by is not None) != bool(s.chain) or (
-            s.focus_at_chain_start is not None and not s.chain):
-        wrong.append(f"chain_begun_by {s.chain_begun_by!r}, focus_at_chain_start "
-                     f"{s.focus_at_chain_start!r}, chain {[i.label for i in s.chain]}")
-    if s.neutral_open and s.passes:
-        wrong.append(f"{s.passes} passes counted in Neutral Open")
-    return wrong
-
-
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_the_games_data_agrees_with_its_charts_after_every_step(path):
     """Data that outlived what it describes shows in snapshots, and would make the model
@@ -123,11 +89,11 @@ def test_the_games_data_agrees_with_its_charts_after_every_step(path):
     mutation audit found the clearing of each pinned by nothing)."""
     scenario = load_scenario(path)
     game = Game.from_scenario(scenario)
-    wrong = [f"setup: {w}" for w in _data_against_charts(game.state)]
+    wrong = [f"setup: {w}" for w in data_disagreements(game.state)]
     for step in scenario.steps:
         _, failure, _ = _run_step(game, step)
         assert failure is None, failure
-        wrong += [f"step {step.index}: {w}" for w in _data_against_charts(game.state)]
+        wrong += [f"step {step.index}: {w}" for w in data_disagreements(game.state)]
     assert not wrong, wrong
 
 
