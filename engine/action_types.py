@@ -77,8 +77,10 @@ class Assign:
     def __init__(self, player: str, damage: DamageGiven) -> None:
         given: Any = damage
         if isinstance(given, Mapping):
-            # a wrong key or amount stays in the dict, for as_action to name in its terms
-            if all(isinstance(uid, str) and type(n) is int for uid, n in given.items()):
+            # a wrong key or amount stays in the dict, for as_action to name in its terms; an
+            # IntEnum amount is an int (as_action makes it the plain int it holds), a bool not
+            if all(isinstance(uid, str) and isinstance(n, int) and not isinstance(n, bool)
+                   for uid, n in given.items()):
                 given = tuple(given.items())
         elif isinstance(given, tuple | list):
             given = tuple(tuple(p) if isinstance(p, list) else p for p in given)

@@ -25,6 +25,9 @@ from .scenario_model import (
     CARD_TYPES,
     CHOICE_KINDS,
     DESIGNATIONS,
+    EVENTS,
+    KEYWORDS as KEYWORD_NAMES,
+    SELECTORS,
     TIMINGS,
     cut_short,
     decimal_digits_readable,
@@ -101,8 +104,8 @@ def _check_scalars(data: Mapping[str, Any], players: list[str], battlefields: li
             "neither null nor a battlefield")
     for name in ("manual_damage", "attackers_recalled"):
         _expect(data[name], name, *BOOL)
-    _expect(data["teams"], "teams", _or_none(_list_of(_list_of(players.__contains__))),
-            "neither null nor a list of lists of players")
+    _expect(data["teams"], "teams", lambda teams: teams is None or _teams_of(teams, players),
+            "neither null nor two teams of two players alternating in turn order")
     _expect(data["blocked_scoring"], "blocked_scoring", _list_of(battlefields.__contains__),
             "not a list of battlefields")
     pending = data["pending"]
@@ -177,6 +180,9 @@ def _check_entries(data: Mapping[str, Any], players: list[str], battlefields: li
             }, ChainItem)
             if item.get("card") is not None:
                 _check_card(item["card"], f"{where}.card")
+            if item.get("effect") is None and _carries_an_effect(item):
+                raise ValueError(f"{where} is a Chain item with no effect (only an Add's and a "
+                                 "unit card's have none)")
     for who, plan in data["damage_plan"].items():
         _expect(plan, f"damage_plan[{who!r}]", _is_mapping,
                 "not a mapping of units to damage")
@@ -236,6 +242,14 @@ class _EffectChecks(Checker):
         return self.id_text(value, at)
 
 
+def _carries_an_effect(item: Mapping[str, Any]) -> bool:
+    """A trigger and a spell on the Chain resolve by their effect; an Add and a unit card
+    resolve at once without one."""
+    card = item.get("card")
+    return item["kind"] == "trigger" or (item["kind"] == "card" and not (
+        isinstance(card, Mapping) and card.get("type") == "unit"))
+
+
 def _check_card(card: Any, where: str) -> None:
     _check_fields(card, where, {
         "id": (_is_str, "not a card id"),
@@ -252,8 +266,16 @@ def _check_card(card: Any, where: str) -> None:
 
 
 def _is_trigger(value: Any) -> bool:
-    return (isinstance(value, Mapping) and _is_str(value.get("when"))
+    return (isinstance(value, Mapping) and value.get("when") in EVENTS
             and _is_mapping(value.get("effect")) and TARGETS[0](value.get("targets")))
+
+
+def _teams_of(teams: Any, players: list[str]) -> bool:
+    """Teams as a scenario file's must be (four players, two teams alternating in turn
+    order): the rules of teams assume no other."""
+    return (_list_of(_list_of(_is_str))(teams) and len(players) == 4 and len(teams) == 2
+            and sorted(map(sorted, teams)) == sorted([sorted(players[0::2]),
+                                                      sorted(players[1::2])]))
 
 
 def _player_checks(players: list[str]) -> tuple[tuple[Check, str], tuple[Check, str]]:
@@ -360,9 +382,10 @@ def _list_of(check: Check) -> Check:
 COUNT = (is_count, "not a whole number from 0")
 BOOL = (_is_bool, "not true or false")
 NAME = (_or_none(_is_str), "neither null nor a name")
-KEYWORDS = (_list_of(_is_str), "not a list of keywords")
+KEYWORDS = (_list_of(KEYWORD_NAMES.__contains__),
+            f"not a list of keywords ({', '.join(KEYWORD_NAMES)})")
 EFFECT = (_or_none(_is_mapping), "neither null nor an effect")
 #: a trigger's or a Chain item's targets: a selector (``enemies_here``) or unit ids
-TARGETS = (_or_none(lambda t: _is_str(t) or _list_of(_is_str)(t)),
-           "neither null nor a selector or a list of ids")
+TARGETS = (_or_none(lambda t: t in SELECTORS if _is_str(t) else _list_of(_is_str)(t)),
+           f"neither null nor a selector ({', '.join(SELECTORS)}) or a list of ids")
 TRIGGERS = (_list_of(_is_trigger), "not a list of triggers (when, effect, targets)")

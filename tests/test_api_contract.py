@@ -714,7 +714,23 @@ def test_every_position_of_a_bundled_scenario_restores_from_its_json(path) -> No
      "hands['P1'][0].effect is 1, neither null nor an effect"),
     (lambda d: d["hands"].update(P2=None), "hands['P2'] is None, not a list of cards"),
     (lambda d: d["chain"][0].update(targets=5),
-     "chain[0].targets is 5, neither null nor a selector or a list of ids"),
+     "chain[0].targets is 5, neither null nor a selector (self, enemies_here) or a list of "
+     "ids"),
+    (lambda d: d["chain"][0].update(targets="everyone"),
+     "chain[0].targets is 'everyone', neither null nor a selector"),
+    # what a scenario file could not give either: a keyword, an event, a selector unknown
+    (lambda d: d["units"][0].update(keywords=["flying"]),
+     "units[0].keywords is ['flying'], not a list of keywords (tank, backline, ganking)"),
+    (lambda d: d["units"][0].update(triggers=[{"when": "sneeze", "effect": {"draw": 1},
+                                               "targets": None}]),
+     "units[0].triggers is [{'when': 'sneeze'"),
+    (lambda d: d["units"][0].update(triggers=[{"when": "die", "effect": {"kill": {}},
+                                               "targets": "everyone"}]),
+     "units[0].triggers is [{'when': 'die'"),
+    # a spell on the Chain resolves by its effect: without one it would fail as it resolves
+    (lambda d: d["chain"][0].pop("effect"),
+     "chain[0] is a Chain item with no effect (only an Add's and a unit card's have none)"),
+    (lambda d: d["chain"][0].update(effect=None), "chain[0] is a Chain item with no effect"),
     (lambda d: d["chain"][0]["card"].update(type="land"),
      "chain[0].card.type is 'land', not one of spell, unit"),
     (lambda d: d["chain"][0].update(card=5), "chain[0].card is 5, neither null nor a card"),
@@ -729,7 +745,9 @@ def test_every_position_of_a_bundled_scenario_restores_from_its_json(path) -> No
     (lambda d: d.update(chain_begun_by="P1"),
      "chain_begun_by is 'P1', neither null nor one of card, trigger, add"),
     (lambda d: d.update(teams=[["P9"]]),
-     "teams is [['P9']], neither null nor a list of lists of players"),
+     "teams is [['P9']], neither null nor two teams of two players alternating in turn order"),
+    # teams of two players each, as a scenario file could not give
+    (lambda d: d.update(teams=[["P1"], ["P2"]]), "teams is [['P1'], ['P2']], neither null"),
     (lambda d: d.update(manual_damage="no"), "manual_damage is 'no', not true or false"),
     # two units with one id: one would be lost
     (lambda d: d["units"].append({**d["units"][0]}),
@@ -772,6 +790,29 @@ def test_a_snapshot_entry_of_the_wrong_shape_is_a_value_error_naming_it(
     change(data)
     with pytest.raises(ValueError, match="malformed entry: " + re.escape(said)):
         Game.restore(data)
+
+
+# what docs/embedding.md says a snapshot may leave out, and what it is read as
+DEFAULTED = {
+    "units": {"exhausted": False, "stunned": False, "damage": 0, "designation": None,
+              "timing": "none"},
+    "fields": {"controller": None, "applier": None, "staged_combatants": []},
+    "chain": {"to": None, "source": None, "where": None},
+    "hands": {"might": 0},  # a card's
+}
+
+
+@pytest.mark.parametrize(("entries", "name"), [(e, n) for e, names in DEFAULTED.items()
+                                               for n in names])
+def test_a_field_left_out_of_a_snapshot_is_read_as_its_default(entries: str, name: str) -> None:
+    """A snapshot written before a field was added lacks it (the stability promise): left out,
+    it is read as its default, so the game is the one with the default written out."""
+    data = _snapshot_with_a_chain()
+    entry = data["hands"]["P1"][0] if entries == "hands" else data[entries][0]
+    entry[name] = DEFAULTED[entries][name]
+    written = Game.restore(data).snapshot()
+    del entry[name]
+    assert Game.restore(data).snapshot() == written
 
 
 def test_a_read_only_mapping_restores_and_a_value_that_is_not_data_is_a_value_error() -> None:
@@ -957,6 +998,16 @@ def test_damage_given_with_enum_ids_and_amounts_is_plain_in_the_log() -> None:
     assert logged == Assign("P1", (("E1", 2), ("E2", 2)))
     assert {type(v) for pair in logged.damage for v in pair} == {str, int}
     assert "_Id" not in repr(logged) and "_Amount" not in repr(logged)
+
+
+def test_damage_given_as_a_dict_of_enum_amounts_is_pairs_and_among_the_legal_actions() -> None:
+    """An IntEnum amount is an int: the dict is made pairs, as one of plain ints is, so the
+    action hashes and is found among the legal ones (it stayed a dict, unhashable)."""
+    game = _manual_damage_game()
+    answer = Assign("P1", {"E1": _Amount.TWO, "E2": _Amount.TWO})
+    assert answer == Assign("P1", (("E1", 2), ("E2", 2))) and hash(answer)
+    assert answer in game.legal_actions()
+    assert isinstance(Assign("P1", {"E1": True}).damage, dict)  # True damage is a mistake
 
 
 def test_a_scenario_dict_with_enum_ids_plays_and_round_trips() -> None:

@@ -783,6 +783,10 @@ def test_a_file_named_dash_is_read_from_standard_input(tmp_path: Path,
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(EXAMPLE.encode())))
     result = run_file("-")
     assert (result.path, result.code) == ("<stdin>", 0)
+    # and a text stream put in its place, as test harnesses do, is read as its text
+    monkeypatch.setattr(sys, "stdin", io.StringIO(EXAMPLE))
+    result = run_file("-")
+    assert (result.path, result.code) == ("<stdin>", 0)
 
 
 def test_an_expect_error_step_that_is_taken_says_what_it_did(tmp_path, capsys):
