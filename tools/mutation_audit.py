@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import dataclasses
 import inspect
 import json
 import os
@@ -87,23 +88,20 @@ class Baseline:
         self.scenarios = [(f.name, load_scenario(str(f))) for f in files]
         self.searches = [(prepare(ROOT / "models" / f"{name}.yaml", rules), states)
                          for name, rules, states in SEARCHES] if with_searches else []
-        self.unbroken: dict[str, Played] = {}
-        self.unbroken = self.run_scenarios()
+        self.unbroken = self.run_scenarios(None)
         failing = [name for name, run in self.unbroken.items() if run.code != 0]
         if failing:
             raise SystemExit(f"mutation_audit: the unbroken engine fails {', '.join(failing)}")
         self.found = self.run_searches()
 
-    def run_scenarios(self) -> dict[str, Played]:
-        """Per scenario, as :func:`_play` gives it; unbroken, with a copy of each state, then
-        with whether each state is as unbroken."""
+    def run_scenarios(self, unbroken: dict[str, Played] | None) -> dict[str, Played]:
+        """Per scenario, as :func:`_play` gives it, compared with ``unbroken`` if given."""
         out: dict[str, Played] = {}
-        unbroken = self.unbroken  # empty while it is being made
         for name, scenario in self.scenarios:
             try:
-                out[name] = _play(scenario, unbroken[name].states if unbroken else None)
+                out[name] = _play(scenario, unbroken[name] if unbroken else None)
             except Exception as error:  # noqa: BLE001 - a mutant may raise anything: killed
-                out[name] = Played(f"raised {type(error).__name__}", [], [])
+                out[name] = Played(f"raised {type(error).__name__}", [])
         return out
 
     def run_searches(self) -> list[Any]:
@@ -120,11 +118,11 @@ class Baseline:
 
     def verdict(self) -> dict[str, Any]:
         """Run everything (in the mutated child) and say what noticed."""
-        runs = self.run_scenarios()
+        runs = self.run_scenarios(self.unbroken)
         failed = [name for name, run in runs.items() if run.code != 0]
         passed = [name for name in runs if name not in failed]
         same_views = all(runs[n].views == self.unbroken[n].views for n in passed)
-        same_states = all(runs[n].states == [True] * len(runs[n].states) for n in passed)
+        same_states = all(runs[n].same_states for n in passed)
         if not failed and self.run_searches() != self.found:
             failed = ["the bounded searches"]
         return {"killed": bool(failed), "by": failed, "same_views": same_views,
@@ -133,29 +131,30 @@ class Baseline:
 
 @dataclass
 class Played:
-    """A scenario played: its exit code (or the error it raised), its view after each step,
-    and after each step the game state (a deep copy: a later step may change in place what a
-    plain copy shares) or, played again, whether it equals the first play's. The state holds
-    what the view leaves out: who applied a Contested that has ended, say."""
+    """A scenario played: its exit code (or the error it raised) and its view after each
+    step; unbroken, a deep copy of the game state after each step (a later step may change in
+    place what a plain copy shares); played again, whether each state equalled those. The
+    state holds what the view leaves out: who applied a Contested that has ended, say."""
 
     code: Any
     views: list[str]
-    states: list[Any]
+    states: list[GameState] = dataclasses.field(default_factory=list)
+    same_states: bool = True
 
 
-def _play(scenario: Any, unbroken: list[GameState] | None) -> Played:
+def _play(scenario: Any, unbroken: Played | None) -> Played:
     """Play a scenario as ``riftchart run`` does (its steps and expectations); the exit code
-    is 0 or 1."""
+    is 0 or 1. The unbroken run plays every step of every scenario, so each state played again
+    has its unbroken twin."""
     game = Game.from_scenario(scenario)
-    played = Played(OK, [], [])
+    played = Played(OK, [])
 
     def keep() -> None:
         played.views.append(json.dumps(game.view(), sort_keys=True, default=str))
         if unbroken is None:
             played.states.append(copy.deepcopy(game.state))
-        else:
-            n = len(played.states)
-            played.states.append(n < len(unbroken) and game.state == unbroken[n])
+        elif game.state != unbroken.states[len(played.views) - 1]:
+            played.same_states = False
 
     keep()
     for step in scenario.steps:
