@@ -81,3 +81,14 @@ def test_every_decision_a_document_names_links_to_it() -> None:
         bare += [f"{document.name}: D{n}" for n in re.findall(r"\bD(\d+)\b", prose)
                  if n in decisions]
     assert not bare, bare
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """CI runs the README's second command (set up, then the tests), word for word, so that
+    what the README promises a new machine is what CI proves."""
+    block = re.search(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    assert block, "the README opens with no command block"
+    commands = [line.split("#")[0].strip() for line in block.group(1).splitlines()]
+    assert len(commands) == 2 and commands[1].startswith("./setup.sh && ")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert [line for line in ci if line and not line.startswith("#")][-1] == commands[1]
