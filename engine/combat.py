@@ -25,9 +25,12 @@ def total_might(units: list[Unit]) -> int:
 
 
 def _assign_class(unit: Unit) -> int:
-    if "tank" in unit.keywords:
-        return 0
-    return 2 if "backline" in unit.keywords else 1
+    """The unit's place in the order of assignment: Tanks before every other unit, Backline
+    after the others of its kind, so a unit with both comes after the plain Tanks and before
+    every unit without Tank (decisions.md D45): 0 Tank, 1 Tank and Backline, 2 neither,
+    3 Backline."""
+    tank = "tank" in unit.keywords
+    return (0 if tank else 2) + ("backline" in unit.keywords)
 
 
 def _fill(total: int, order: list[Unit]) -> dict[str, int]:
