@@ -26,15 +26,25 @@ def side(draw: st.DrawFn) -> list[Unit]:
 def _by_every_order(total: int, targets: list[Unit]) -> set[frozenset]:
     """The rule read literally, written here again rather than taken from the engine (an
     oracle that shared the engine's helpers would share their mistakes): every order of the
-    units that puts Tanks first and Backline units last (a unit with both is a Tank), each
-    unit given lethal damage, max(1, Might - damage), before the next gets any, the last
-    taking what is left (rules.md 6, 11.5)."""
-    def rank(unit: Unit) -> int:
-        return 0 if "tank" in unit.keywords else 2 if "backline" in unit.keywords else 1
+    units that puts Tanks first and Backline units last, the Tank rule over the Backline rule
+    where they clash (a unit with both: after the plain Tanks, before every unit without Tank,
+    decisions.md D45), each unit given lethal damage, max(1, Might - damage), before the next
+    gets any, the last taking what is left (rules.md 6, 11.5)."""
+    def tank(unit: Unit) -> bool:
+        return "tank" in unit.keywords
+
+    def backline(unit: Unit) -> bool:
+        return "backline" in unit.keywords
+
+    def may_precede(first: Unit, later: Unit) -> bool:
+        if tank(later) and not tank(first):
+            return False  # a Tank is never after a unit without Tank
+        # Backline after the others, unless Tank puts it first
+        return not (backline(first) and not backline(later) and tank(first) == tank(later))
 
     found = set()
     for order in permutations(targets):
-        if [rank(u) for u in order] != sorted(rank(u) for u in order):
+        if not all(may_precede(a, b) for i, a in enumerate(order) for b in order[i + 1:]):
             continue
         plan: dict[str, int] = {}
         left = total
