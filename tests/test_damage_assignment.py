@@ -68,6 +68,8 @@ def test_the_assignments_are_those_of_every_order(total: int, targets: list[Unit
     listed = combat.legal_assignments(total, targets)
     assert {frozenset(p.items()) for p in listed} == expected
     assert len(listed) == len(expected)  # each once
+    # what the engine assigns without manual_damage is one of them
+    assert frozenset(combat.automatic_assignment(total, targets).items()) in expected
     ids = {u.id for u in targets}
     for plan in [*listed, *guesses]:
         if set(plan) <= ids:
