@@ -36,6 +36,11 @@ from engine.scenario_steps import StepChecks
 from engine.state import PROFILES
 
 
+def alternating_teams(players: tuple[str, ...] | list[str]) -> set[frozenset[str]]:
+    """The only teams the rules of teams assume: two, alternating in turn order."""
+    return {frozenset(players[0::2]), frozenset(players[1::2])}
+
+
 class Checker(StepChecks):
     """Validates one scenario and builds its :class:`Scenario`.
 
@@ -103,8 +108,7 @@ class Checker(StepChecks):
             for place, player in enumerate(result[-1]):
                 if any(player in team for team in result[:-1]):
                     self.fail(where.item(members, place), f"{quoted(player)} is in two teams")
-        wanted = {frozenset(self.players[0::2]), frozenset(self.players[1::2])}
-        if {frozenset(team) for team in result} != wanted:
+        if {frozenset(team) for team in result} != alternating_teams(self.players):
             first, second = self.players[0::2], self.players[1::2]
             self.fail(at, "teams must alternate in turn order: "
                           f"[[{listed(first)}], [{listed(second)}]]")

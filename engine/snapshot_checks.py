@@ -19,7 +19,7 @@ from statecharts import GAME_WIDE_CHARTS
 
 from .errors import ScenarioError
 from .runtime import compiled
-from .scenario_checks import Checker
+from .scenario_checks import Checker, alternating_teams
 from .scenario_fields import At
 from .scenario_model import (
     CARD_TYPES,
@@ -274,8 +274,8 @@ def _teams_of(teams: Any, players: list[str]) -> bool:
     """Teams as a scenario file's must be (four players, two teams alternating in turn
     order): the rules of teams assume no other."""
     return (_list_of(_list_of(_is_str))(teams) and len(players) == 4 and len(teams) == 2
-            and sorted(map(sorted, teams)) == sorted([sorted(players[0::2]),
-                                                      sorted(players[1::2])]))
+            and all(len(team) == 2 for team in teams)
+            and set(map(frozenset, teams)) == alternating_teams(players))
 
 
 def _player_checks(players: list[str]) -> tuple[tuple[Check, str], tuple[Check, str]]:
