@@ -228,6 +228,15 @@ class Game:
         return _unpickled, (type(self), table.state, table.runtime, list(self._log),
                             list(table.lines))
 
+    def __eq__(self, other: object) -> bool:
+        """Two games are equal when they are in the same position: their snapshots are equal
+        (log, trace, runtime and observers aside), so they play on alike from here."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return snapshot.dump(self._table.state) == snapshot.dump(other._table.state)
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes: it cannot key a dict
+
     def _refuse_half_way(self, what: str) -> None:
         if self._applying:
             raise ActionInProgress(

@@ -562,6 +562,24 @@ def test_a_copy_of_a_game_is_a_clone(how: Any) -> None:
     assert game.to_json() == before and len(game.log) == 1 and len(twin.log) == 3
 
 
+def test_games_are_equal_when_they_are_in_the_same_position() -> None:
+    """``==`` compares positions, not histories: a clone, a snapshot's round trip and a game
+    that got there another way are equal; a game one action on is not. A game is unhashable:
+    it changes with every action."""
+    game = Game.from_scenario(ROOT / "models" / "1v1_two_battlefields.yaml")
+    assert game == game.clone() == Game.from_json(game.to_json()) == copy.deepcopy(game)
+    vi, jinx = game.clone(), game.clone()
+    vi.replay([Play("P1", "S1", ("U1",)), Pass("P1"), Pass("P2")])
+    jinx.replay([Play("P1", "S1", ("U2",)), Pass("P1"), Pass("P2")])
+    assert vi != jinx and vi != game  # a different unit is stunned
+    for stunned in (vi, jinx):
+        stunned.apply(EndTurn("P1"))  # the stun ends with the turn
+    assert vi == jinx and vi.log != jinx.log and vi.trace != jinx.trace
+    assert (game == game.to_json()) is False and game != game.snapshot()
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(game)
+
+
 HEARD: list[Any] = []
 
 
